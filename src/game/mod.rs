@@ -1,0 +1,183 @@
+//! The shared game trait and the generic machinery built on it.
+//!
+//! Every game lives in one file under `src/games/` and implements [`Game`].
+//! Search, protocol, perft and referee only ever see this trait (through the
+//! object-safe [`session::DynSession`] at run time), so adding a game is one
+//! file plus one line in [`registry`].
+
+pub mod perft;
+pub mod playout;
+pub mod registry;
+pub mod ruleset;
+pub mod selfcheck;
+pub mod session;
+
+use std::fmt;
+
+pub use ruleset::{OptionSpec, Ruleset, RulesetError};
+
+use crate::notation::{MoveSyntaxError, NotationError};
+
+/// A seat index. Seats are numbered in turn order as the game defines them;
+/// the game maps them to letters with [`Game::SEAT_LETTERS`].
+pub type Seat = u8;
+
+/// Most seats any game has (Kilkenny Cats with four players).
+pub const MAX_SEATS: usize = 4;
+
+/// The end of a game.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum Outcome {
+    Win(Seat),
+    Draw,
+}
+
+impl Outcome {
+    /// Score of `seat` in this outcome: 1 for the winner, 0 for a loser,
+    /// and 1/2 for everyone in a draw.
+    pub fn score(self, seat: Seat) -> f64 {
+        match self {
+            Outcome::Win(w) if w == seat => 1.0,
+            Outcome::Win(_) => 0.0,
+            Outcome::Draw => 0.5,
+        }
+    }
+}
+
+/// Why a game ended, for `d`, the referee and records.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum EndReason {
+    /// Decided by the game's own rules (capture, trap, race, no move...).
+    Rules,
+    /// The no-progress limit of plies was reached.
+    NoProgress,
+    /// The same position occurred a third time.
+    Repetition,
+}
+
+impl fmt::Display for EndReason {
+    fn fmt(&self, f: &mut fmt::Formatter) -> fmt::Result {
+        f.write_str(match self {
+            EndReason::Rules => "rules",
+            EndReason::NoProgress => "no-progress",
+            EndReason::Repetition => "repetition",
+        })
+    }
+}
+
+/// The state of a game as seen by the protocol: still going, or over.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Status {
+    Ongoing,
+    Over(Outcome, EndReason),
+}
+
+/// One board game: its positions, rules, moves and notation.
+///
+/// Conventions every implementation keeps:
+/// - [`Game::generate`] yields the legal moves ignoring the two draw rules
+///   (no-progress clock and repetition, which [`session::Session`] applies);
+///   it yields nothing exactly when [`Game::outcome`] is `Some`.
+/// - At a chance node ([`Game::is_chance`]) the moves are the chance
+///   outcomes, all equally likely; they are applied by [`Game::play`] like
+///   any other move (OpenSpiel's chance player).
+/// - [`Game::hash`] is a Zobrist key kept incrementally; it covers the board,
+///   the side to move, the hands and any pending roll, never the clock.
+pub trait Game: Clone + PartialEq + Eq + fmt::Debug + fmt::Display + Send + Sync + 'static {
+    /// A move, a drop, a leap chain or a die roll; `Display` prints it in the
+    /// protocol's notation.
+    type Move: Copy + Eq + fmt::Debug + fmt::Display + Send + Sync + 'static;
+    /// What [`Game::undo`] needs besides the move to restore the position.
+    type Undo: Copy + Send + Sync;
+    /// The ruleset options resolved into what the move generator needs.
+    type Rules: Clone + fmt::Debug + PartialEq + Send + Sync + 'static;
+
+    /// Canonical id, as in RULES.md.
+    const ID: &'static str;
+    /// Short names accepted by `newgame`.
+    const ALIASES: &'static [&'static str];
+    /// Ruleset options accepted by `newgame`, each with its default.
+    const OPTIONS: &'static [OptionSpec];
+    /// Letter of each seat, indexed by [`Seat`].
+    const SEAT_LETTERS: &'static [char];
+    /// Whether the game has chance nodes (dice).
+    const HAS_CHANCE: bool;
+    /// Plies without progress after which the game ends.
+    const NO_PROGRESS_LIMIT: u32;
+
+    /// Resolves chosen options into rules.
+    fn rules(ruleset: &Ruleset) -> Self::Rules;
+    /// The start position of a ruleset.
+    fn start(rules: &Self::Rules) -> Self;
+    /// Parses a position notation (the `Display` of a position is its notation).
+    fn from_notation(rules: &Self::Rules, text: &str) -> Result<Self, NotationError>;
+    /// Parses a move's written form, without judging legality.
+    fn parse_move(text: &str) -> Result<Self::Move, MoveSyntaxError>;
+
+    /// The seats in play, in turn order.
+    fn seats(&self) -> &[Seat];
+    /// The seat to move (at a chance node: the seat about to roll).
+    fn side(&self) -> Seat;
+    /// Whether the next move is a chance outcome rather than a player's choice.
+    fn is_chance(&self) -> bool {
+        false
+    }
+
+    /// Appends the legal moves (see the trait conventions) to `moves`.
+    fn generate(&self, moves: &mut Vec<Self::Move>);
+    /// Plays a move that [`Game::generate`] produced.
+    fn play(&mut self, mv: Self::Move) -> Self::Undo;
+    /// Takes back the last move played.
+    fn undo(&mut self, mv: Self::Move, undo: Self::Undo);
+    /// The result by the game's own rules, ignoring the draw rules.
+    fn outcome(&self) -> Option<Outcome>;
+
+    /// Plies since the last progress (capture, drop or landing).
+    fn clock(&self) -> u32;
+    /// The result when the no-progress limit is reached.
+    fn no_progress_outcome(&self) -> Outcome {
+        Outcome::Draw
+    }
+    /// Zobrist key of everything but the clock.
+    fn hash(&self) -> u64;
+
+    /// An ASCII drawing of the board for `d`, lines ending in `\n`.
+    fn draw(&self) -> String;
+
+    /// Whether a move captures (or otherwise changes the material balance
+    /// at once); searched first and in quiescence.
+    fn is_capture(&self, mv: Self::Move) -> bool;
+
+    /// Static evaluation in centipawn-like units for the side to move.
+    /// Only consulted by searches of two-seat deterministic games.
+    fn evaluate(&self) -> i32 {
+        0
+    }
+
+    /// Letter of a seat.
+    fn seat_letter(seat: Seat) -> char {
+        Self::SEAT_LETTERS[seat as usize]
+    }
+
+    /// Checked play: parses `text` and plays it if it is legal here.
+    fn play_text(&mut self, text: &str) -> Result<Self::Move, crate::notation::MoveError> {
+        let mv = Self::parse_move(text).map_err(crate::notation::MoveError::Syntax)?;
+        let mut legal = Vec::new();
+        self.generate(&mut legal);
+        if legal.contains(&mv) {
+            self.play(mv);
+            Ok(mv)
+        } else {
+            Err(crate::notation::MoveError::Illegal(mv.to_string()))
+        }
+    }
+}
+
+/// Parses a seat letter (either case) into a seat of `G`.
+pub fn seat_from_letter<G: Game>(letter: char) -> Option<Seat> {
+    let lower = letter.to_ascii_lowercase();
+    G::SEAT_LETTERS
+        .iter()
+        .position(|&c| c == lower)
+        .map(|i| i as Seat)
+}

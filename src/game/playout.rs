@@ -1,0 +1,58 @@
+//! Seeded uniformly random games, for `bench playouts` and tests.
+
+use super::session::status_of;
+use super::{Game, Outcome, Status, MAX_SEATS};
+use crate::rng::Rng;
+
+/// Totals over a batch of random games.
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct PlayoutStats {
+    pub games: u64,
+    /// Moves of every kind, chance outcomes included.
+    pub moves: u64,
+    /// Wins per seat index, then draws.
+    pub wins: [u64; MAX_SEATS],
+    pub draws: u64,
+}
+
+/// Plays `games` random games from `start`, every rule applied (draw rules
+/// included), choosing uniformly among the legal moves.
+pub fn playouts<G: Game>(start: &G, games: u64, seed: u64) -> PlayoutStats {
+    let mut rng = Rng::new(seed);
+    let mut stats = PlayoutStats::default();
+    let mut moves = Vec::with_capacity(64);
+    let mut history: Vec<u64> = Vec::with_capacity(512);
+    for _ in 0..games {
+        let mut position = start.clone();
+        history.clear();
+        history.push(position.hash());
+        let outcome = loop {
+            moves.clear();
+            position.generate(&mut moves);
+            if moves.is_empty() {
+                break position
+                    .outcome()
+                    .expect("no moves means the game is decided");
+            }
+            // Repetition needs the history; the clock and the rules do not,
+            // so the full status is only worth computing when a rule can fire.
+            if let Status::Over(outcome, _) = status_of(&position, &history) {
+                break outcome;
+            }
+            let mv = moves[rng.below(moves.len() as u64) as usize];
+            position.play(mv);
+            if position.clock() == 0 {
+                // Progress makes every earlier position unreachable again.
+                history.clear();
+            }
+            history.push(position.hash());
+            stats.moves += 1;
+        };
+        stats.games += 1;
+        match outcome {
+            Outcome::Win(seat) => stats.wins[seat as usize] += 1,
+            Outcome::Draw => stats.draws += 1,
+        }
+    }
+    stats
+}

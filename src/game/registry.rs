@@ -1,0 +1,118 @@
+//! The games this build knows, by id and alias. Adding a game is one file
+//! under `src/games/` and one line in [`GAMES`].
+
+use std::fmt;
+
+use super::session::{DynSession, Session};
+use super::{Game, OptionSpec, Ruleset, RulesetError};
+use crate::games;
+
+/// What the registry knows of one game without its type.
+pub struct GameEntry {
+    pub id: &'static str,
+    pub aliases: &'static [&'static str],
+    pub options: &'static [OptionSpec],
+    new_session: fn(Ruleset) -> Box<dyn DynSession>,
+    /// Seeded random play checking the invariants of [`super::selfcheck`].
+    pub self_check: fn(&Ruleset, u64, u64) -> Result<super::selfcheck::CheckStats, String>,
+}
+
+impl GameEntry {
+    const fn of<G: Game>() -> GameEntry {
+        GameEntry {
+            id: G::ID,
+            aliases: G::ALIASES,
+            options: G::OPTIONS,
+            new_session: new_session::<G>,
+            self_check: super::selfcheck::random_play::<G>,
+        }
+    }
+
+    /// A session at the start position of the ruleset given by `words`.
+    pub fn session<S: AsRef<str>>(&self, words: &[S]) -> Result<Box<dyn DynSession>, RulesetError> {
+        let ruleset = Ruleset::parse(self.options, words)?;
+        Ok((self.new_session)(ruleset))
+    }
+
+    /// Every combination of this game's option values.
+    pub fn all_rulesets(&self) -> Vec<Ruleset> {
+        let mut words: Vec<Vec<String>> = vec![Vec::new()];
+        for option in self.options {
+            words = words
+                .into_iter()
+                .flat_map(|w| {
+                    option.values.iter().map(move |v| {
+                        let mut w = w.clone();
+                        w.push(format!("{}={v}", option.key));
+                        w
+                    })
+                })
+                .collect();
+        }
+        words
+            .iter()
+            .map(|w| Ruleset::parse(self.options, w).expect("declared values parse"))
+            .collect()
+    }
+
+    /// `key=v1|v2` for each option, default first.
+    pub fn options_summary(&self) -> String {
+        self.options
+            .iter()
+            .map(|o| format!("{}={}", o.key, o.values.join("|")))
+            .collect::<Vec<_>>()
+            .join(" ")
+    }
+}
+
+fn new_session<G: Game>(ruleset: Ruleset) -> Box<dyn DynSession> {
+    Box::new(Session::<G>::new(ruleset))
+}
+
+/// Every game, the default (used before any `newgame`) first.
+pub static GAMES: &[GameEntry] = &[GameEntry::of::<games::hdk::Hdk>()];
+
+/// The game named `name` (id or alias, any case).
+pub fn find(name: &str) -> Option<&'static GameEntry> {
+    let name = name.to_ascii_lowercase();
+    GAMES
+        .iter()
+        .find(|g| g.id == name || g.aliases.contains(&name.as_str()))
+}
+
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum GameError {
+    UnknownGame(String),
+    Ruleset(RulesetError),
+}
+
+impl fmt::Display for GameError {
+    fn fmt(&self, f: &mut fmt::Formatter) -> fmt::Result {
+        match self {
+            GameError::UnknownGame(name) => write!(
+                f,
+                "unknown game '{name}' (known: {})",
+                GAMES.iter().map(|g| g.id).collect::<Vec<_>>().join(", ")
+            ),
+            GameError::Ruleset(e) => e.fmt(f),
+        }
+    }
+}
+
+impl std::error::Error for GameError {}
+
+/// A new session of game `name` with ruleset `words`.
+pub fn new_session_named<S: AsRef<str>>(
+    name: &str,
+    words: &[S],
+) -> Result<Box<dyn DynSession>, GameError> {
+    let entry = find(name).ok_or_else(|| GameError::UnknownGame(name.to_string()))?;
+    entry.session(words).map_err(GameError::Ruleset)
+}
+
+/// The session the engine starts with.
+pub fn default_session() -> Box<dyn DynSession> {
+    GAMES[0]
+        .session::<&str>(&[])
+        .expect("defaults are a valid ruleset")
+}

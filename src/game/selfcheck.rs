@@ -1,0 +1,139 @@
+//! Seeded random play that checks the invariants every game must keep
+//! (OpenSpiel's basic game tests). The registry exposes it per game, so one
+//! test runs it for every game and every ruleset without knowing them.
+
+use std::fmt::Write;
+
+use super::session::{status_of, Session};
+use super::{Game, Outcome, Ruleset, Status};
+use crate::rng::Rng;
+
+/// What the random games covered.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct CheckStats {
+    pub games: u64,
+    pub positions: u64,
+    pub decided: u64,
+    pub draws_by_rule: u64,
+}
+
+/// Plays `games` random games of ruleset `ruleset` and checks, at every
+/// position: a copy equals the original; legal moves are unique; every move
+/// prints and parses back (in either case); the notation round-trips with
+/// the same hash; play then undo restores the position; the result is
+/// consistent (no moves exactly when decided, winners are seats in play,
+/// the session's status agrees). Returns the first violation.
+pub fn random_play<G: Game>(
+    ruleset: &Ruleset,
+    seed: u64,
+    games: u64,
+) -> Result<CheckStats, String> {
+    let mut rng = Rng::new(seed);
+    let mut stats = CheckStats::default();
+    for game in 0..games {
+        let mut session = Session::<G>::new(ruleset.clone());
+        let mut trail = String::new();
+        loop {
+            stats.positions += 1;
+            check_position::<G>(&session).map_err(|e| {
+                format!(
+                    "{} {ruleset} game {game}, after moves [{trail}] at '{}': {e}",
+                    G::ID,
+                    session.position()
+                )
+            })?;
+            let mut moves = Vec::new();
+            session.legal(&mut moves);
+            if moves.is_empty() {
+                match session.status() {
+                    Status::Over(_, super::EndReason::Rules) => stats.decided += 1,
+                    Status::Over(..) => stats.draws_by_rule += 1,
+                    Status::Ongoing => {
+                        return Err(format!("{} game {game}: no moves but ongoing", G::ID))
+                    }
+                }
+                break;
+            }
+            let mv = moves[rng.below(moves.len() as u64) as usize];
+            let _ = write!(trail, "{mv} ");
+            session.play(mv);
+        }
+        stats.games += 1;
+    }
+    Ok(stats)
+}
+
+fn check_position<G: Game>(session: &Session<G>) -> Result<(), String> {
+    let position = session.position();
+    let copy = position.clone();
+    if copy != *position || copy.hash() != position.hash() {
+        return Err("a copy differs from the original".into());
+    }
+
+    let text = position.to_string();
+    let parsed = G::from_notation(session.rules(), &text)
+        .map_err(|e| format!("notation does not parse back: {e}"))?;
+    if parsed != *position {
+        return Err(format!(
+            "notation round-trip changed the position: '{parsed}'"
+        ));
+    }
+    if parsed.hash() != position.hash() {
+        return Err("incremental hash differs from the hash of the parsed notation".into());
+    }
+    if parsed.to_string() != text {
+        return Err("notation prints differently after a round-trip".into());
+    }
+
+    let mut moves = Vec::new();
+    position.generate(&mut moves);
+    for (i, mv) in moves.iter().enumerate() {
+        if moves[..i].contains(mv) {
+            return Err(format!("move {mv} generated twice"));
+        }
+        let written = mv.to_string();
+        for form in [written.clone(), written.to_ascii_uppercase()] {
+            match G::parse_move(&form) {
+                Ok(back) if back == *mv => {}
+                Ok(back) => return Err(format!("move {written} parses back as {back}")),
+                Err(e) => return Err(format!("move {written} does not parse back: {e}")),
+            }
+        }
+        let mut child = position.clone();
+        let undo = child.play(*mv);
+        if position.is_chance() == child.is_chance() && G::HAS_CHANCE && position.is_chance() {
+            return Err(format!("chance move {mv} leads to another chance node"));
+        }
+        child.undo(*mv, undo);
+        if child != *position || child.hash() != position.hash() {
+            return Err(format!(
+                "play and undo of {mv} does not restore the position"
+            ));
+        }
+    }
+
+    let outcome = position.outcome();
+    match (moves.is_empty(), outcome) {
+        (true, None) => return Err("no legal moves but no outcome".into()),
+        (false, Some(o)) => return Err(format!("legal moves exist but the outcome is {o:?}")),
+        _ => {}
+    }
+    if let Some(Outcome::Win(seat)) = outcome.or_else(|| Some(position.no_progress_outcome())) {
+        if !position.seats().contains(&seat) {
+            return Err(format!("winner seat {seat} is not in play"));
+        }
+    }
+    if !position.seats().contains(&position.side()) {
+        return Err("the side to move is not a seat in play".into());
+    }
+    let status = status_of(position, session.history());
+    if status != session.status() {
+        return Err("status differs between session and history".into());
+    }
+    if let (Some(o), Status::Over(s, _)) = (outcome, status) {
+        if o != s {
+            return Err("a draw rule overrode a decisive result".into());
+        }
+    }
+    Ok(())
+}
