@@ -1,0 +1,14 @@
+//! menagerie: an engine and a referee for four small traditional board games.
+//!
+//! - [`game`]: the shared game trait, sessions, perft and the registry.
+//! - [`games`]: one module per game.
+//! - [`notation`]: shared parsing of position and move notations.
+//! - [`protocol`]: the engine's text protocol.
+
+pub mod bench;
+pub mod game;
+pub mod games;
+pub mod notation;
+pub mod protocol;
+pub mod rng;
+pub mod search;

@@ -1,0 +1,730 @@
+//! One protocol line into a typed [`Command`], with nom.
+//!
+//! The parser reads like the protocol: one `alt` arm per command; after a
+//! recognised keyword `cut` commits to it, so "unknown command" and "bad
+//! argument for go" are different errors. Commands print back (`Display`)
+//! to a line that parses to the same command.
+
+use std::fmt;
+
+use nom::branch::alt;
+use nom::bytes::complete::{tag, take_while1};
+use nom::character::complete::{
+    i64 as signed, multispace0, multispace1, u32 as unsigned32, u64 as unsigned64,
+};
+use nom::combinator::{cut, eof, map, opt, peek, recognize, rest, verify};
+use nom::error::{ContextError, ErrorKind, FromExternalError, ParseError as NomParseError};
+use nom::multi::{many0, separated_list1};
+use nom::sequence::{preceded, terminated};
+use nom::{Err as NomErr, IResult, Parser};
+
+/// Search limits and clocks given to `go`; absent means no limit.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct GoParams {
+    pub depth: Option<u32>,
+    pub nodes: Option<u64>,
+    pub movetime: Option<u64>,
+    pub wtime: Option<u64>,
+    pub btime: Option<u64>,
+    pub winc: Option<u64>,
+    pub binc: Option<u64>,
+    pub time: Option<u64>,
+    pub inc: Option<u64>,
+    pub movestogo: Option<u32>,
+    pub infinite: bool,
+}
+
+/// What `bench` measures.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum BenchKind {
+    /// Fixed positions searched to fixed depths.
+    Search,
+    /// Perft speed of each game.
+    Perft,
+    /// Seeded uniformly random games.
+    Playouts(u64),
+}
+
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum Command {
+    Uci,
+    IsReady,
+    SetOption {
+        name: String,
+        value: Option<String>,
+    },
+    NewGame {
+        game: String,
+        options: Vec<String>,
+    },
+    UciNewGame,
+    Position {
+        notation: Option<String>,
+        moves: Vec<String>,
+    },
+    Move {
+        moves: Vec<String>,
+    },
+    Go(GoParams),
+    Perft {
+        depth: u32,
+    },
+    Stop,
+    Quit,
+    Display,
+    Legal,
+    Solve,
+    Bench(BenchKind),
+    Help,
+}
+
+/// Why a line is not a command.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum ParseError {
+    UnknownCommand(String),
+    BadArguments {
+        command: &'static str,
+        expected: &'static str,
+        found: String,
+    },
+}
+
+impl fmt::Display for ParseError {
+    fn fmt(&self, f: &mut fmt::Formatter) -> fmt::Result {
+        match self {
+            ParseError::UnknownCommand(word) => {
+                write!(f, "unknown command '{word}' (try 'help')")
+            }
+            ParseError::BadArguments {
+                command,
+                expected,
+                found,
+            } => write!(f, "{command}: expected {expected}, found {found}"),
+        }
+    }
+}
+
+impl std::error::Error for ParseError {}
+
+/// Parses one line. Blank lines are `Ok(None)`.
+pub fn parse_line(line: &str) -> Result<Option<Command>, ParseError> {
+    let line = line.trim();
+    if line.is_empty() {
+        return Ok(None);
+    }
+    match command(line) {
+        Ok((_, cmd)) => Ok(Some(cmd)),
+        Err(NomErr::Failure(e)) => Err(ParseError::BadArguments {
+            command: e.command.unwrap_or("command"),
+            expected: e.expected.unwrap_or("valid arguments"),
+            found: describe(e.at),
+        }),
+        Err(_) => Err(ParseError::UnknownCommand(
+            line.split_whitespace().next().unwrap_or(line).to_string(),
+        )),
+    }
+}
+
+fn describe(at: &str) -> String {
+    match at.split_whitespace().next() {
+        Some(word) => format!("'{word}'"),
+        None => "end of line".to_string(),
+    }
+}
+
+/// Parse error carrying where it stopped, what was expected there, and in
+/// which command.
+#[derive(Debug)]
+struct Fail<'a> {
+    at: &'a str,
+    expected: Option<&'static str>,
+    command: Option<&'static str>,
+}
+
+impl<'a> NomParseError<&'a str> for Fail<'a> {
+    fn from_error_kind(at: &'a str, _: ErrorKind) -> Self {
+        Fail {
+            at,
+            expected: None,
+            command: None,
+        }
+    }
+    fn append(_: &'a str, _: ErrorKind, other: Self) -> Self {
+        other
+    }
+}
+
+impl<'a> ContextError<&'a str> for Fail<'a> {
+    /// The innermost context is the most precise, so it is kept.
+    fn add_context(_: &'a str, context: &'static str, mut other: Self) -> Self {
+        other.expected.get_or_insert(context);
+        other
+    }
+}
+
+impl<'a, E> FromExternalError<&'a str, E> for Fail<'a> {
+    fn from_external_error(at: &'a str, kind: ErrorKind, _: E) -> Self {
+        Fail::from_error_kind(at, kind)
+    }
+}
+
+type Res<'a, O> = IResult<&'a str, O, Fail<'a>>;
+
+/// Labels the errors of `parser` with what it expected.
+fn expect<'a, O>(
+    what: &'static str,
+    parser: impl Parser<&'a str, Output = O, Error = Fail<'a>>,
+) -> impl Parser<&'a str, Output = O, Error = Fail<'a>> {
+    nom::error::context(what, parser)
+}
+
+/// A word: the keyword itself, followed by whitespace or the end.
+fn keyword<'a>(word: &'static str) -> impl Parser<&'a str, Output = &'a str, Error = Fail<'a>> {
+    terminated(tag(word), peek(alt((multispace1, eof))))
+}
+
+/// Any whitespace-free token.
+fn token(input: &str) -> Res<'_, &str> {
+    take_while1(|c: char| !c.is_whitespace()).parse(input)
+}
+
+/// The end of the line, trailing blanks allowed.
+fn line_end(input: &str) -> Res<'_, ()> {
+    map(preceded(multispace0, eof), |_| ()).parse(input)
+}
+
+fn end(input: &str) -> Res<'_, ()> {
+    expect("end of line", line_end).parse(input)
+}
+
+/// A command without arguments.
+fn bare<'a>(
+    word: &'static str,
+    cmd: Command,
+) -> impl Parser<&'a str, Output = Command, Error = Fail<'a>> {
+    arm(word, map(end, move |_| cmd.clone()))
+}
+
+/// One arm of the command table: after `word`, errors are failures that
+/// name the command.
+fn arm<'a>(
+    word: &'static str,
+    mut args: impl Parser<&'a str, Output = Command, Error = Fail<'a>>,
+) -> impl FnMut(&'a str) -> Res<'a, Command> {
+    move |input: &'a str| {
+        let (input, _) = keyword(word).parse(input)?;
+        match args.parse(input) {
+            Ok(done) => Ok(done),
+            Err(NomErr::Error(mut e)) | Err(NomErr::Failure(mut e)) => {
+                e.command = Some(word);
+                Err(NomErr::Failure(e))
+            }
+            Err(e) => Err(e),
+        }
+    }
+}
+
+fn command(input: &str) -> Res<'_, Command> {
+    alt((
+        bare("uci", Command::Uci),
+        bare("isready", Command::IsReady),
+        arm("setoption", setoption),
+        arm("newgame", newgame),
+        bare("ucinewgame", Command::UciNewGame),
+        arm("position", position),
+        arm("move", move_list),
+        arm("go", go),
+        arm(
+            "perft",
+            map(terminated(depth_arg, end), |depth| Command::Perft { depth }),
+        ),
+        bare("stop", Command::Stop),
+        bare("quit", Command::Quit),
+        bare("d", Command::Display),
+        bare("legal", Command::Legal),
+        bare("solve", Command::Solve),
+        arm("bench", bench),
+        bare("help", Command::Help),
+    ))
+    .parse(input)
+}
+
+fn depth_arg(input: &str) -> Res<'_, u32> {
+    expect("a depth (a number)", preceded(multispace1, cut(unsigned32))).parse(input)
+}
+
+/// Whitespace-separated tokens up to (not including) the word `stop_at`.
+fn words_until<'a>(
+    stop_at: &'static str,
+) -> impl Parser<&'a str, Output = Vec<&'a str>, Error = Fail<'a>> {
+    separated_list1(multispace1, verify(token, move |t: &str| t != stop_at))
+}
+
+fn setoption(input: &str) -> Res<'_, Command> {
+    let (input, _) = expect("'name'", preceded(multispace1, keyword("name"))).parse(input)?;
+    let (input, name) = expect(
+        "an option name",
+        preceded(multispace1, recognize(words_until("value"))),
+    )
+    .parse(input)?;
+    let (input, value) = opt(preceded(
+        (multispace1, keyword("value")),
+        cut(expect(
+            "a value after 'value'",
+            preceded(multispace1, verify(rest, |r: &str| !r.trim().is_empty())),
+        )),
+    ))
+    .parse(input)?;
+    let (input, _) = end(input)?;
+    let name = name.split_whitespace().collect::<Vec<_>>().join(" ");
+    Ok((
+        input,
+        Command::SetOption {
+            name,
+            value: value.map(|v| v.trim().to_string()),
+        },
+    ))
+}
+
+fn newgame(input: &str) -> Res<'_, Command> {
+    let (input, game) = expect("a game id", preceded(multispace1, token)).parse(input)?;
+    let (input, options) = many0(preceded(multispace1, token)).parse(input)?;
+    let (input, _) = end(input)?;
+    Ok((
+        input,
+        Command::NewGame {
+            game: game.to_string(),
+            options: options.into_iter().map(String::from).collect(),
+        },
+    ))
+}
+
+fn moves_tail(input: &str) -> Res<'_, Vec<String>> {
+    map(
+        opt(preceded(
+            (multispace1, keyword("moves")),
+            many0(preceded(multispace1, token)),
+        )),
+        |moves| {
+            moves
+                .unwrap_or_default()
+                .into_iter()
+                .map(String::from)
+                .collect()
+        },
+    )
+    .parse(input)
+}
+
+fn position(input: &str) -> Res<'_, Command> {
+    let (input, notation) = expect(
+        "'startpos' or 'fen <notation>'",
+        preceded(
+            multispace1,
+            alt((
+                map(keyword("startpos"), |_| None),
+                map(
+                    preceded(
+                        keyword("fen"),
+                        expect(
+                            "a notation after 'fen'",
+                            preceded(multispace1, words_until("moves")),
+                        ),
+                    ),
+                    |fields| Some(fields.join(" ")),
+                ),
+            )),
+        ),
+    )
+    .parse(input)?;
+    let (input, moves) = moves_tail(input)?;
+    let (input, _) = expect("'moves' or the end of line", line_end).parse(input)?;
+    Ok((input, Command::Position { notation, moves }))
+}
+
+fn move_list(input: &str) -> Res<'_, Command> {
+    let (input, moves) = expect("at least one move", many1_tokens).parse(input)?;
+    let (input, _) = end(input)?;
+    Ok((
+        input,
+        Command::Move {
+            moves: moves.into_iter().map(String::from).collect(),
+        },
+    ))
+}
+
+fn many1_tokens(input: &str) -> Res<'_, Vec<&str>> {
+    preceded(multispace1, separated_list1(multispace1, token)).parse(input)
+}
+
+/// One `go` parameter.
+#[derive(Clone, Copy)]
+enum GoParam {
+    Depth(u32),
+    Nodes(u64),
+    MoveTime(u64),
+    WTime(u64),
+    BTime(u64),
+    WInc(u64),
+    BInc(u64),
+    Time(u64),
+    Inc(u64),
+    MovesToGo(u32),
+    Infinite,
+}
+
+impl GoParam {
+    fn name(self) -> &'static str {
+        match self {
+            GoParam::Depth(_) => "depth",
+            GoParam::Nodes(_) => "nodes",
+            GoParam::MoveTime(_) => "movetime",
+            GoParam::WTime(_) => "wtime",
+            GoParam::BTime(_) => "btime",
+            GoParam::WInc(_) => "winc",
+            GoParam::BInc(_) => "binc",
+            GoParam::Time(_) => "time",
+            GoParam::Inc(_) => "inc",
+            GoParam::MovesToGo(_) => "movestogo",
+            GoParam::Infinite => "infinite",
+        }
+    }
+}
+
+/// Milliseconds; GUIs may send a negative clock after an overrun, read as 0.
+fn millis(input: &str) -> Res<'_, u64> {
+    map(signed, |ms: i64| ms.max(0) as u64).parse(input)
+}
+
+fn go_param(input: &str) -> Res<'_, GoParam> {
+    fn after<'a, O>(
+        word: &'static str,
+        what: &'static str,
+        value: impl Parser<&'a str, Output = O, Error = Fail<'a>>,
+    ) -> impl Parser<&'a str, Output = O, Error = Fail<'a>> {
+        preceded(
+            keyword(word),
+            cut(expect(what, preceded(multispace1, value))),
+        )
+    }
+    alt((
+        map(
+            after("depth", "a number after 'depth'", unsigned32),
+            GoParam::Depth,
+        ),
+        map(
+            after("nodes", "a number after 'nodes'", unsigned64),
+            GoParam::Nodes,
+        ),
+        map(
+            after("movetime", "milliseconds after 'movetime'", millis),
+            GoParam::MoveTime,
+        ),
+        map(
+            after("wtime", "milliseconds after 'wtime'", millis),
+            GoParam::WTime,
+        ),
+        map(
+            after("btime", "milliseconds after 'btime'", millis),
+            GoParam::BTime,
+        ),
+        map(
+            after("winc", "milliseconds after 'winc'", millis),
+            GoParam::WInc,
+        ),
+        map(
+            after("binc", "milliseconds after 'binc'", millis),
+            GoParam::BInc,
+        ),
+        map(
+            after("time", "milliseconds after 'time'", millis),
+            GoParam::Time,
+        ),
+        map(
+            after("inc", "milliseconds after 'inc'", millis),
+            GoParam::Inc,
+        ),
+        map(
+            after("movestogo", "a number after 'movestogo'", unsigned32),
+            GoParam::MovesToGo,
+        ),
+        map(keyword("infinite"), |_| GoParam::Infinite),
+    ))
+    .parse(input)
+}
+
+fn go(input: &str) -> Res<'_, Command> {
+    if let Ok((input, depth)) = preceded(
+        (multispace1, keyword("perft")),
+        cut(terminated(depth_arg, end)),
+    )
+    .parse(input)
+    {
+        return Ok((input, Command::Perft { depth }));
+    }
+    let start = input;
+    let (input, list) = many0(preceded(multispace1, go_param)).parse(input)?;
+    let (input, _) = expect(
+        "a go parameter (depth, nodes, movetime, wtime, btime, winc, binc, time, inc, movestogo, infinite, perft)",
+        line_end,
+    )
+    .parse(input)?;
+    let mut params = GoParams::default();
+    let mut seen: Vec<&'static str> = Vec::new();
+    for p in list {
+        if seen.contains(&p.name()) {
+            return Err(NomErr::Failure(Fail {
+                at: start,
+                expected: Some("each go parameter at most once"),
+                command: None,
+            }));
+        }
+        seen.push(p.name());
+        match p {
+            GoParam::Depth(n) => params.depth = Some(n),
+            GoParam::Nodes(n) => params.nodes = Some(n),
+            GoParam::MoveTime(n) => params.movetime = Some(n),
+            GoParam::WTime(n) => params.wtime = Some(n),
+            GoParam::BTime(n) => params.btime = Some(n),
+            GoParam::WInc(n) => params.winc = Some(n),
+            GoParam::BInc(n) => params.binc = Some(n),
+            GoParam::Time(n) => params.time = Some(n),
+            GoParam::Inc(n) => params.inc = Some(n),
+            GoParam::MovesToGo(n) => params.movestogo = Some(n),
+            GoParam::Infinite => params.infinite = true,
+        }
+    }
+    Ok((input, Command::Go(params)))
+}
+
+fn bench(input: &str) -> Res<'_, Command> {
+    let (input, kind) = opt(preceded(
+        multispace1,
+        alt((
+            map(keyword("search"), |_| BenchKind::Search),
+            map(keyword("perft"), |_| BenchKind::Perft),
+            map(
+                preceded(
+                    keyword("playouts"),
+                    opt(preceded(
+                        multispace1,
+                        expect("a number of games", unsigned64),
+                    )),
+                ),
+                |n| BenchKind::Playouts(n.unwrap_or(DEFAULT_PLAYOUTS)),
+            ),
+        )),
+    ))
+    .parse(input)?;
+    let (input, _) = expect("'search', 'perft' or 'playouts [N]'", line_end).parse(input)?;
+    Ok((input, Command::Bench(kind.unwrap_or(BenchKind::Search))))
+}
+
+/// Games per game id that `bench playouts` plays when no count is given.
+pub const DEFAULT_PLAYOUTS: u64 = 100_000;
+
+impl fmt::Display for GoParams {
+    fn fmt(&self, f: &mut fmt::Formatter) -> fmt::Result {
+        f.write_str("go")?;
+        let numbers = [
+            ("depth", self.depth.map(u64::from)),
+            ("nodes", self.nodes),
+            ("movetime", self.movetime),
+            ("wtime", self.wtime),
+            ("btime", self.btime),
+            ("winc", self.winc),
+            ("binc", self.binc),
+            ("time", self.time),
+            ("inc", self.inc),
+            ("movestogo", self.movestogo.map(u64::from)),
+        ];
+        for (name, value) in numbers {
+            if let Some(v) = value {
+                write!(f, " {name} {v}")?;
+            }
+        }
+        if self.infinite {
+            f.write_str(" infinite")?;
+        }
+        Ok(())
+    }
+}
+
+impl fmt::Display for Command {
+    fn fmt(&self, f: &mut fmt::Formatter) -> fmt::Result {
+        let list = |moves: &[String]| moves.join(" ");
+        match self {
+            Command::Uci => f.write_str("uci"),
+            Command::IsReady => f.write_str("isready"),
+            Command::SetOption { name, value: None } => write!(f, "setoption name {name}"),
+            Command::SetOption {
+                name,
+                value: Some(v),
+            } => write!(f, "setoption name {name} value {v}"),
+            Command::NewGame { game, options } if options.is_empty() => write!(f, "newgame {game}"),
+            Command::NewGame { game, options } => write!(f, "newgame {game} {}", list(options)),
+            Command::UciNewGame => f.write_str("ucinewgame"),
+            Command::Position { notation, moves } => {
+                match notation {
+                    None => f.write_str("position startpos")?,
+                    Some(n) => write!(f, "position fen {n}")?,
+                }
+                if !moves.is_empty() {
+                    write!(f, " moves {}", list(moves))?;
+                }
+                Ok(())
+            }
+            Command::Move { moves } => write!(f, "move {}", list(moves)),
+            Command::Go(params) => params.fmt(f),
+            Command::Perft { depth } => write!(f, "perft {depth}"),
+            Command::Stop => f.write_str("stop"),
+            Command::Quit => f.write_str("quit"),
+            Command::Display => f.write_str("d"),
+            Command::Legal => f.write_str("legal"),
+            Command::Solve => f.write_str("solve"),
+            Command::Bench(BenchKind::Search) => f.write_str("bench"),
+            Command::Bench(BenchKind::Perft) => f.write_str("bench perft"),
+            Command::Bench(BenchKind::Playouts(n)) => write!(f, "bench playouts {n}"),
+            Command::Help => f.write_str("help"),
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn parse(line: &str) -> Command {
+        parse_line(line).unwrap().unwrap()
+    }
+
+    fn error(line: &str) -> String {
+        parse_line(line).unwrap_err().to_string()
+    }
+
+    #[test]
+    fn simple_commands() {
+        assert_eq!(parse("uci"), Command::Uci);
+        assert_eq!(parse("  isready  "), Command::IsReady);
+        assert_eq!(parse("ucinewgame"), Command::UciNewGame);
+        assert_eq!(parse("d"), Command::Display);
+        assert_eq!(parse_line("   ").unwrap(), None);
+    }
+
+    #[test]
+    fn position_with_spaced_notation_and_moves() {
+        assert_eq!(
+            parse("position fen 1/3/3/3 t 1 7 0 moves @b2 @a2"),
+            Command::Position {
+                notation: Some("1/3/3/3 t 1 7 0".into()),
+                moves: vec!["@b2".into(), "@a2".into()]
+            }
+        );
+        assert_eq!(
+            parse("position startpos"),
+            Command::Position {
+                notation: None,
+                moves: vec![]
+            }
+        );
+    }
+
+    #[test]
+    fn go_parameters_in_any_order() {
+        let Command::Go(p) = parse("go btime 100 wtime -5 depth 3 infinite") else {
+            panic!("not go")
+        };
+        assert_eq!(p.depth, Some(3));
+        assert_eq!(p.wtime, Some(0));
+        assert_eq!(p.btime, Some(100));
+        assert!(p.infinite);
+        assert_eq!(parse("go perft 4"), Command::Perft { depth: 4 });
+    }
+
+    #[test]
+    fn setoption_names_and_values_may_have_spaces() {
+        assert_eq!(
+            parse("setoption name Hash value 64"),
+            Command::SetOption {
+                name: "Hash".into(),
+                value: Some("64".into())
+            }
+        );
+        assert_eq!(
+            parse("setoption name Clear Hash"),
+            Command::SetOption {
+                name: "Clear Hash".into(),
+                value: None
+            }
+        );
+    }
+
+    #[test]
+    fn errors_distinguish_unknown_commands_from_bad_arguments() {
+        assert_eq!(error("fly away"), "unknown command 'fly' (try 'help')");
+        assert_eq!(error("ucix"), "unknown command 'ucix' (try 'help')");
+        assert_eq!(
+            error("go depth x"),
+            "go: expected a number after 'depth', found 'x'"
+        );
+        assert_eq!(
+            error("go depth"),
+            "go: expected a number after 'depth', found end of line"
+        );
+        assert!(error("go sideways").starts_with("go: expected a go parameter"));
+        assert_eq!(
+            error("go depth 2 depth 3"),
+            "go: expected each go parameter at most once, found 'depth'"
+        );
+        assert_eq!(error("uci now"), "uci: expected end of line, found 'now'");
+        assert_eq!(
+            error("position"),
+            "position: expected 'startpos' or 'fen <notation>', found end of line"
+        );
+        assert_eq!(
+            error("position fen moves a"),
+            "position: expected a notation after 'fen', found 'moves'"
+        );
+        assert_eq!(
+            error("perft"),
+            "perft: expected a depth (a number), found end of line"
+        );
+        assert_eq!(
+            error("move"),
+            "move: expected at least one move, found end of line"
+        );
+        assert_eq!(
+            error("setoption Hash"),
+            "setoption: expected 'name', found 'Hash'"
+        );
+        assert_eq!(
+            error("setoption name Hash value"),
+            "setoption: expected a value after 'value', found end of line"
+        );
+        assert_eq!(
+            error("bench fast"),
+            "bench: expected 'search', 'perft' or 'playouts [N]', found 'fast'"
+        );
+    }
+
+    #[test]
+    fn commands_print_back_to_themselves() {
+        for line in [
+            "uci",
+            "setoption name Hash value 64",
+            "newgame kilkenny-cats players=3",
+            "position fen 1/3/3/3 t 1 7 0 moves @b2",
+            "position startpos moves @b1 @a2",
+            "move a2a3 b1b2b3",
+            "go depth 5 nodes 1000 wtime 100 btime 200 winc 1 binc 2 infinite",
+            "go time 1000 inc 10",
+            "perft 3",
+            "bench playouts 50",
+            "bench perft",
+        ] {
+            let cmd = parse(line);
+            assert_eq!(cmd.to_string(), line);
+            assert_eq!(parse(&cmd.to_string()), cmd);
+        }
+    }
+}

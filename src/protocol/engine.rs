@@ -1,0 +1,444 @@
+//! The engine loop: input lines become typed commands, executed in order.
+//!
+//! Input is read on its own thread and arrives as events; the search runs on
+//! another. While a search runs, `isready`, `stop` and `quit` act at once and
+//! every other command waits its turn, so a pipeline like
+//! `go depth 4` / `move ...` / `go depth 4` behaves as written.
+
+use std::collections::VecDeque;
+use std::fmt;
+use std::io::BufRead;
+use std::sync::atomic::Ordering;
+use std::sync::mpsc::{channel, Sender};
+use std::sync::Arc;
+use std::thread::JoinHandle;
+
+use super::command::{parse_line, BenchKind, Command, GoParams};
+use super::output::{InfoWriter, Output};
+use crate::game::registry::{self, GAMES};
+use crate::game::session::DynSession;
+use crate::game::{Outcome, Status};
+use crate::search::{Limits, Settings, Shared};
+
+pub const NAME: &str = "menagerie";
+pub const VERSION: &str = env!("CARGO_PKG_VERSION");
+
+/// Where protocol lines come from.
+pub enum Input {
+    Stdin,
+    /// Lines given on the command line, run in order before exiting.
+    Lines(Vec<String>),
+}
+
+enum Event {
+    Line(String),
+    Eof,
+    SearchDone,
+}
+
+#[derive(PartialEq, Eq)]
+enum Flow {
+    Continue,
+    Quit,
+}
+
+/// An engine option as `uci` lists it.
+struct Spin {
+    name: &'static str,
+    default: u64,
+    min: u64,
+    max: u64,
+}
+
+const HASH: Spin = Spin {
+    name: "Hash",
+    default: 16,
+    min: 1,
+    max: 65536,
+};
+const THREADS: Spin = Spin {
+    name: "Threads",
+    default: 1,
+    min: 1,
+    max: 256,
+};
+const SPINS: [&Spin; 2] = [&HASH, &THREADS];
+
+/// Problems with a well-formed command that the engine cannot carry out.
+#[derive(Debug)]
+enum EngineError {
+    UnknownOption(String),
+    OptionValue {
+        name: &'static str,
+        value: String,
+        min: u64,
+        max: u64,
+    },
+    OptionNeedsValue(&'static str),
+    AwaitingRoll,
+}
+
+impl fmt::Display for EngineError {
+    fn fmt(&self, f: &mut fmt::Formatter) -> fmt::Result {
+        match self {
+            EngineError::UnknownOption(name) => write!(
+                f,
+                "unknown option '{name}' (known: {})",
+                SPINS.iter().map(|s| s.name).collect::<Vec<_>>().join(", ")
+            ),
+            EngineError::OptionValue {
+                name,
+                value,
+                min,
+                max,
+            } => write!(
+                f,
+                "option {name} needs a whole number from {min} to {max}, not '{value}'"
+            ),
+            EngineError::OptionNeedsValue(name) => {
+                write!(f, "option {name} needs 'value <number>'")
+            }
+            EngineError::AwaitingRoll => write!(
+                f,
+                "go: the position awaits a die roll; play the roll as a move (r1..r6)"
+            ),
+        }
+    }
+}
+
+struct Running {
+    handle: JoinHandle<()>,
+    unbounded: bool,
+}
+
+struct Engine {
+    out: Output,
+    session: Box<dyn DynSession>,
+    shared: Arc<Shared>,
+    settings: Settings,
+    running: Option<Running>,
+    pending: VecDeque<Command>,
+    input_closed: bool,
+    events: Sender<Event>,
+}
+
+/// Runs the protocol until `quit` or the end of input; returns the exit code.
+pub fn run(input: Input, out: Output) -> i32 {
+    let (events, inbox) = channel();
+    match input {
+        Input::Stdin => {
+            let events = events.clone();
+            std::thread::spawn(move || {
+                let stdin = std::io::stdin();
+                let mut reader = stdin.lock();
+                let mut buffer = Vec::new();
+                loop {
+                    buffer.clear();
+                    match reader.read_until(b'\n', &mut buffer) {
+                        Ok(0) | Err(_) => break,
+                        Ok(_) => {
+                            // Bytes that are not UTF-8 still make a line, which
+                            // the parser then rejects with a clear error.
+                            let line = String::from_utf8_lossy(&buffer).into_owned();
+                            if events.send(Event::Line(line)).is_err() {
+                                return;
+                            }
+                        }
+                    }
+                }
+                let _ = events.send(Event::Eof);
+            });
+        }
+        Input::Lines(lines) => {
+            for line in lines {
+                let _ = events.send(Event::Line(line));
+            }
+            let _ = events.send(Event::Eof);
+        }
+    }
+    let mut engine = Engine::new(out, events);
+    for event in inbox {
+        let flow = match event {
+            Event::Line(line) => engine.on_line(&line),
+            Event::Eof => engine.on_eof(),
+            Event::SearchDone => engine.on_search_done(),
+        };
+        if flow == Flow::Quit {
+            break;
+        }
+    }
+    engine.finish_search(true);
+    0
+}
+
+impl Engine {
+    fn new(out: Output, events: Sender<Event>) -> Engine {
+        Engine {
+            out,
+            session: registry::default_session(),
+            shared: Arc::new(Shared::new(HASH.default as usize)),
+            settings: Settings::default(),
+            running: None,
+            pending: VecDeque::new(),
+            input_closed: false,
+            events,
+        }
+    }
+
+    fn on_line(&mut self, line: &str) -> Flow {
+        let line = line.trim_end_matches(['\n', '\r']);
+        log::debug!("in: {line}");
+        let command = match parse_line(line) {
+            Ok(Some(command)) => command,
+            Ok(None) => return Flow::Continue,
+            Err(e) => {
+                self.out.error(&e);
+                return Flow::Continue;
+            }
+        };
+        if self.running.is_some() {
+            match command {
+                Command::IsReady => self.out.line("readyok"),
+                Command::Stop => self.shared.stop.store(true, Ordering::Relaxed),
+                Command::Quit => return Flow::Quit,
+                other => self.pending.push_back(other),
+            }
+            return Flow::Continue;
+        }
+        self.execute(command)
+    }
+
+    fn on_eof(&mut self) -> Flow {
+        self.input_closed = true;
+        match &self.running {
+            // Nothing could ever send `stop` now.
+            Some(running) if running.unbounded => {
+                self.shared.stop.store(true, Ordering::Relaxed);
+                Flow::Continue
+            }
+            Some(_) => Flow::Continue,
+            None => Flow::Quit,
+        }
+    }
+
+    fn on_search_done(&mut self) -> Flow {
+        self.finish_search(false);
+        while self.running.is_none() {
+            match self.pending.pop_front() {
+                Some(command) => {
+                    if self.execute(command) == Flow::Quit {
+                        return Flow::Quit;
+                    }
+                }
+                None if self.input_closed => return Flow::Quit,
+                None => break,
+            }
+        }
+        Flow::Continue
+    }
+
+    /// Waits for the search thread; with `stop`, tells it to finish first.
+    fn finish_search(&mut self, stop: bool) {
+        if let Some(running) = self.running.take() {
+            if stop {
+                self.shared.stop.store(true, Ordering::Relaxed);
+            }
+            let _ = running.handle.join();
+        }
+    }
+
+    fn execute(&mut self, command: Command) -> Flow {
+        match command {
+            Command::Uci => self.uci(),
+            Command::IsReady => self.out.line("readyok"),
+            Command::SetOption { name, value } => {
+                if let Err(e) = self.set_option(&name, value.as_deref()) {
+                    self.out.error(&e);
+                }
+            }
+            Command::NewGame { game, options } => {
+                match registry::new_session_named(&game, &options) {
+                    Ok(session) => {
+                        self.session = session;
+                        self.shared.tt.clear();
+                    }
+                    Err(e) => self.out.error(&e),
+                }
+            }
+            Command::UciNewGame => self.shared.tt.clear(),
+            Command::Position { notation, moves } => {
+                if let Err(e) = self.session.set_position(notation.as_deref(), &moves) {
+                    self.out.error(&e);
+                }
+            }
+            Command::Move { moves } => {
+                if let Err(e) = self.session.play_moves(&moves) {
+                    self.out.error(&e);
+                }
+            }
+            Command::Go(params) => self.go(&params),
+            Command::Perft { depth } => self.perft(depth),
+            Command::Stop => {}
+            Command::Quit => return Flow::Quit,
+            Command::Display => self.display(),
+            Command::Legal => {
+                let moves = self.session.legal_moves();
+                if moves.is_empty() {
+                    self.out.line("legal");
+                } else {
+                    self.out.line(&format!("legal {}", moves.join(" ")));
+                }
+            }
+            Command::Solve => self.out.error(&"solve: not available for this game"),
+            Command::Bench(kind) => self.bench(kind),
+            Command::Help => self.help(),
+        }
+        Flow::Continue
+    }
+
+    fn uci(&self) {
+        self.out.line(&format!("id name {NAME} {VERSION}"));
+        self.out.line("id author the menagerie developers");
+        for spin in SPINS {
+            self.out.line(&format!(
+                "option name {} type spin default {} min {} max {}",
+                spin.name, spin.default, spin.min, spin.max
+            ));
+        }
+        self.out.line("uciok");
+    }
+
+    fn set_option(&mut self, name: &str, value: Option<&str>) -> Result<(), EngineError> {
+        let spin = SPINS
+            .iter()
+            .find(|s| s.name.eq_ignore_ascii_case(name))
+            .ok_or_else(|| EngineError::UnknownOption(name.to_string()))?;
+        let text = value.ok_or(EngineError::OptionNeedsValue(spin.name))?;
+        let number = text
+            .parse::<u64>()
+            .ok()
+            .filter(|n| (spin.min..=spin.max).contains(n))
+            .ok_or_else(|| EngineError::OptionValue {
+                name: spin.name,
+                value: text.to_string(),
+                min: spin.min,
+                max: spin.max,
+            })?;
+        match spin.name {
+            "Hash" => self.shared = Arc::new(Shared::new(number as usize)),
+            "Threads" => self.settings.threads = number as usize,
+            other => unreachable!("option {other} is listed but not handled"),
+        }
+        Ok(())
+    }
+
+    fn go(&mut self, params: &GoParams) {
+        match self.session.status() {
+            Status::Over(outcome, reason) => {
+                let result = match outcome {
+                    Outcome::Draw => "draw".to_string(),
+                    Outcome::Win(seat) => format!("win {}", self.session.seat_letter_of(seat)),
+                };
+                self.out
+                    .line(&format!("info string game over: {result} ({reason})"));
+                self.out.line("bestmove (none)");
+                return;
+            }
+            Status::Ongoing if self.session.awaiting_chance() => {
+                self.out.error(&EngineError::AwaitingRoll);
+                self.out.line("bestmove (none)");
+                return;
+            }
+            Status::Ongoing => {}
+        }
+        let (seat_order, seats) = self.session.seat_order();
+        let mut limits = Limits::from_go(params, seat_order, seats);
+        if limits.unbounded() {
+            limits.infinite = true;
+        }
+        let unbounded = limits.infinite;
+        self.shared
+            .stop
+            .store(self.input_closed && unbounded, Ordering::Relaxed);
+        let session = self.session.boxed_clone();
+        let shared = Arc::clone(&self.shared);
+        let settings = self.settings;
+        let out = self.out.clone();
+        let events = self.events.clone();
+        let handle = std::thread::spawn(move || {
+            let mut reporter = InfoWriter { out: out.clone() };
+            let result = session.search(&limits, &shared, &settings, &mut reporter);
+            match result.best {
+                Some(mv) => out.line(&format!("bestmove {mv}")),
+                None => out.line("bestmove (none)"),
+            }
+            let _ = events.send(Event::SearchDone);
+        });
+        self.running = Some(Running { handle, unbounded });
+    }
+
+    fn perft(&self, depth: u32) {
+        let (split, total) = self.session.perft_divide(depth);
+        for (mv, count) in split {
+            self.out.line(&format!("{mv}: {count}"));
+        }
+        self.out.line("");
+        self.out.line(&format!("Nodes searched: {total}"));
+    }
+
+    fn display(&self) {
+        self.out.lines(&self.session.draw());
+        let status = self.session.status();
+        self.out.line(&format!(
+            "Game: {} {}",
+            self.session.game_id(),
+            self.session.ruleset()
+        ));
+        self.out
+            .line(&format!("Notation: {}", self.session.notation()));
+        self.out
+            .line(&format!("Side: {}", self.session.side_letter()));
+        let status = match status {
+            Status::Ongoing => "ongoing".to_string(),
+            Status::Over(Outcome::Draw, _) => "draw".to_string(),
+            Status::Over(Outcome::Win(seat), _) => {
+                format!("win {}", self.session.seat_letter_of(seat))
+            }
+        };
+        self.out.line(&format!("Status: {status}"));
+    }
+
+    fn bench(&self, kind: BenchKind) {
+        crate::bench::run(kind, &self.out);
+    }
+
+    fn help(&self) {
+        self.out.lines(HELP);
+        self.out.line("Games:");
+        for game in GAMES {
+            let mut line = format!("  {}", game.id);
+            if !game.aliases.is_empty() {
+                line.push_str(&format!(" (also {})", game.aliases.join(", ")));
+            }
+            if !game.options.is_empty() {
+                line.push_str(&format!(": {}", game.options_summary()));
+            }
+            self.out.line(&line);
+        }
+    }
+}
+
+const HELP: &str = "\
+Commands (see protocol.md):
+  uci | isready | ucinewgame | quit | stop
+  setoption name <Hash|Threads> value <n>
+  newgame <game> [key=value ...]     select a game and ruleset, start position
+  position startpos|fen <notation> [moves <m> ...]
+  move <m> [<m> ...]                 play moves on the current position
+  go [depth n] [nodes n] [movetime ms] [wtime ms] [btime ms] [winc ms] [binc ms]
+     [time ms] [inc ms] [movestogo n] [infinite]
+  go perft <n> | perft <n>           count leaf nodes, split by root move
+  legal                              list the legal moves
+  d                                  draw the board, notation, side and status
+  bench [search|perft|playouts [n]]  speed measurements
+  help";

@@ -1,0 +1,176 @@
+//! A transposition table shared by all search threads without locks.
+//!
+//! Each slot is two atomics: the key xor-ed with the data, and the data
+//! (Hyatt's lockless scheme): a torn write by another thread shows up as a
+//! key mismatch and is ignored. Moves are stored as their index in the
+//! position's generation order, which is deterministic, so the table never
+//! needs to know a game's move type.
+
+use std::sync::atomic::{AtomicU64, Ordering};
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Bound {
+    Exact,
+    Lower,
+    Upper,
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Entry {
+    pub score: i32,
+    pub depth: u8,
+    pub bound: Bound,
+    /// Index of the best move in generation order, if one is known.
+    pub move_index: Option<u16>,
+}
+
+impl Entry {
+    fn pack(self, generation: u8) -> u64 {
+        let bound = match self.bound {
+            Bound::Exact => 1u64,
+            Bound::Lower => 2,
+            Bound::Upper => 3,
+        };
+        let index = self.move_index.map_or(0xFFFF, |i| i as u64);
+        (self.score as u32 as u64)
+            | (index << 32)
+            | ((self.depth as u64) << 48)
+            | (bound << 56)
+            | (((generation & 0x3F) as u64) << 58)
+    }
+
+    fn unpack(data: u64) -> Option<Entry> {
+        let bound = match (data >> 56) & 3 {
+            1 => Bound::Exact,
+            2 => Bound::Lower,
+            3 => Bound::Upper,
+            _ => return None,
+        };
+        let index = ((data >> 32) & 0xFFFF) as u16;
+        Some(Entry {
+            score: data as u32 as i32,
+            depth: (data >> 48) as u8,
+            bound,
+            move_index: (index != 0xFFFF).then_some(index),
+        })
+    }
+}
+
+fn generation_of(data: u64) -> u8 {
+    (data >> 58) as u8 & 0x3F
+}
+
+pub struct Table {
+    slots: Vec<[AtomicU64; 2]>,
+    generation: std::sync::atomic::AtomicU8,
+}
+
+impl Table {
+    /// A table of about `mib` mebibytes (at least one slot).
+    pub fn new(mib: usize) -> Table {
+        let count = (mib.max(1) << 20) / 16;
+        let count = count.next_power_of_two() / if count.is_power_of_two() { 1 } else { 2 };
+        Table {
+            slots: (0..count.max(1))
+                .map(|_| [AtomicU64::new(0), AtomicU64::new(0)])
+                .collect(),
+            generation: std::sync::atomic::AtomicU8::new(0),
+        }
+    }
+
+    fn slot(&self, key: u64) -> &[AtomicU64; 2] {
+        &self.slots[(key as usize) & (self.slots.len() - 1)]
+    }
+
+    pub fn probe(&self, key: u64) -> Option<Entry> {
+        let [k, d] = self.slot(key);
+        let data = d.load(Ordering::Relaxed);
+        if k.load(Ordering::Relaxed) ^ data != key {
+            return None;
+        }
+        Entry::unpack(data)
+    }
+
+    /// Stores unless the slot holds a deeper entry of this search for
+    /// another position.
+    pub fn store(&self, key: u64, entry: Entry) {
+        let [k, d] = self.slot(key);
+        let generation = self.generation.load(Ordering::Relaxed);
+        let old = d.load(Ordering::Relaxed);
+        let same_key = k.load(Ordering::Relaxed) ^ old == key;
+        let old_entry = Entry::unpack(old);
+        if let Some(o) = old_entry {
+            if !same_key && generation_of(old) == generation & 0x3F && o.depth > entry.depth + 2 {
+                return;
+            }
+        }
+        let mut entry = entry;
+        if same_key && entry.move_index.is_none() {
+            entry.move_index = old_entry.and_then(|o| o.move_index);
+        }
+        let data = entry.pack(generation);
+        k.store(key ^ data, Ordering::Relaxed);
+        d.store(data, Ordering::Relaxed);
+    }
+
+    /// Marks the start of a new search, so older entries are replaced first.
+    pub fn new_search(&self) {
+        self.generation.fetch_add(1, Ordering::Relaxed);
+    }
+
+    pub fn clear(&self) {
+        for [k, d] in &self.slots {
+            k.store(0, Ordering::Relaxed);
+            d.store(0, Ordering::Relaxed);
+        }
+    }
+
+    /// Permille of the first thousand slots used by the current search.
+    pub fn hashfull(&self) -> u32 {
+        let generation = self.generation.load(Ordering::Relaxed) & 0x3F;
+        let sample = self.slots.len().min(1000);
+        let used = self.slots[..sample]
+            .iter()
+            .filter(|[_, d]| {
+                let data = d.load(Ordering::Relaxed);
+                Entry::unpack(data).is_some() && generation_of(data) == generation
+            })
+            .count();
+        (used * 1000 / sample.max(1)) as u32
+    }
+
+    pub fn len(&self) -> usize {
+        self.slots.len()
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.slots.is_empty()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn entries_round_trip() {
+        let table = Table::new(1);
+        let entry = Entry {
+            score: -123_456,
+            depth: 17,
+            bound: Bound::Lower,
+            move_index: Some(42),
+        };
+        table.store(0xDEAD_BEEF, entry);
+        assert_eq!(table.probe(0xDEAD_BEEF), Some(entry));
+        assert_eq!(table.probe(0xDEAD_BEEE), None);
+        table.clear();
+        assert_eq!(table.probe(0xDEAD_BEEF), None);
+    }
+
+    #[test]
+    fn size_follows_mebibytes() {
+        assert_eq!(Table::new(1).len(), 65536);
+        assert_eq!(Table::new(3).len(), 131072);
+    }
+}
