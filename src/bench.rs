@@ -54,9 +54,9 @@ pub const SEARCH_CASES: &[BenchCase] = &[
 
 /// Positions and depths of `bench perft`.
 pub const PERFT_CASES: &[BenchCase] = &[
-    case("hat-diviyan-keliya", &[], None, 9),
-    case("hat-diviyan-keliya", &["start=apex"], None, 9),
-    case("hat-diviyan-keliya", &["board=large"], None, 7),
+    case("hat-diviyan-keliya", &[], None, 12),
+    case("hat-diviyan-keliya", &["start=apex"], None, 13),
+    case("hat-diviyan-keliya", &["board=large"], None, 9),
 ];
 
 /// Games of `bench playouts` (each game's default ruleset).

@@ -13,7 +13,7 @@ use std::sync::mpsc::{channel, Sender};
 use std::sync::Arc;
 use std::thread::JoinHandle;
 
-use super::command::{parse_line, BenchKind, Command, GoParams};
+use super::command::{parse_line, BenchKind, Command, GoParams, ParseError};
 use super::output::{InfoWriter, Output};
 use crate::game::registry::{self, GAMES};
 use crate::game::session::DynSession;
@@ -106,6 +106,15 @@ impl fmt::Display for EngineError {
     }
 }
 
+/// Tells the loop that the search thread ended, however it ended.
+struct Notify(Sender<Event>);
+
+impl Drop for Notify {
+    fn drop(&mut self) {
+        let _ = self.0.send(Event::SearchDone);
+    }
+}
+
 struct Running {
     handle: JoinHandle<()>,
     unbounded: bool,
@@ -117,9 +126,11 @@ struct Engine {
     shared: Arc<Shared>,
     settings: Settings,
     running: Option<Running>,
-    pending: VecDeque<Command>,
+    pending: VecDeque<Result<Command, ParseError>>,
     input_closed: bool,
     events: Sender<Event>,
+    /// A search thread died: a bug, reported through the exit code.
+    search_panicked: bool,
 }
 
 /// Runs the protocol until `quit` or the end of input; returns the exit code.
@@ -168,7 +179,12 @@ pub fn run(input: Input, out: Output) -> i32 {
         }
     }
     engine.finish_search(true);
-    0
+    if engine.search_panicked {
+        log::error!("a search thread panicked");
+        101
+    } else {
+        0
+    }
 }
 
 impl Engine {
@@ -182,30 +198,39 @@ impl Engine {
             pending: VecDeque::new(),
             input_closed: false,
             events,
+            search_panicked: false,
         }
     }
 
     fn on_line(&mut self, line: &str) -> Flow {
         let line = line.trim_end_matches(['\n', '\r']);
         log::debug!("in: {line}");
-        let command = match parse_line(line) {
-            Ok(Some(command)) => command,
+        let parsed = match parse_line(line) {
             Ok(None) => return Flow::Continue,
-            Err(e) => {
-                self.out.error(&e);
-                return Flow::Continue;
-            }
+            Ok(Some(command)) => Ok(command),
+            Err(e) => Err(e),
         };
         if self.running.is_some() {
-            match command {
-                Command::IsReady => self.out.line("readyok"),
-                Command::Stop => self.shared.stop.store(true, Ordering::Relaxed),
-                Command::Quit => return Flow::Quit,
+            match parsed {
+                Ok(Command::IsReady) => self.out.line("readyok"),
+                Ok(Command::Stop) => self.shared.stop.store(true, Ordering::Relaxed),
+                Ok(Command::Quit) => return Flow::Quit,
+                // Errors wait too, so replies keep the order of the input.
                 other => self.pending.push_back(other),
             }
             return Flow::Continue;
         }
-        self.execute(command)
+        self.handle(parsed)
+    }
+
+    fn handle(&mut self, parsed: Result<Command, ParseError>) -> Flow {
+        match parsed {
+            Ok(command) => self.execute(command),
+            Err(e) => {
+                self.out.error(&e);
+                Flow::Continue
+            }
+        }
     }
 
     fn on_eof(&mut self) -> Flow {
@@ -225,8 +250,8 @@ impl Engine {
         self.finish_search(false);
         while self.running.is_none() {
             match self.pending.pop_front() {
-                Some(command) => {
-                    if self.execute(command) == Flow::Quit {
+                Some(parsed) => {
+                    if self.handle(parsed) == Flow::Quit {
                         return Flow::Quit;
                     }
                 }
@@ -243,7 +268,11 @@ impl Engine {
             if stop {
                 self.shared.stop.store(true, Ordering::Relaxed);
             }
-            let _ = running.handle.join();
+            if running.handle.join().is_err() {
+                self.search_panicked = true;
+                // The thread never reported; keep the protocol's promise.
+                self.out.line("bestmove (none)");
+            }
         }
     }
 
@@ -366,13 +395,15 @@ impl Engine {
         let out = self.out.clone();
         let events = self.events.clone();
         let handle = std::thread::spawn(move || {
+            // Sent on every exit, a panic included, so the loop never waits
+            // for a search that is gone.
+            let _done = Notify(events);
             let mut reporter = InfoWriter { out: out.clone() };
             let result = session.search(&limits, &shared, &settings, &mut reporter);
             match result.best {
                 Some(mv) => out.line(&format!("bestmove {mv}")),
                 None => out.line("bestmove (none)"),
             }
-            let _ = events.send(Event::SearchDone);
         });
         self.running = Some(Running { handle, unbounded });
     }

@@ -76,6 +76,8 @@ struct Worker<'a, G: Game> {
     unflushed: u64,
     seldepth: usize,
     aborted: bool,
+    /// The main thread may only abort once an iteration has given a move.
+    may_abort: bool,
 }
 
 impl<'a, G: Game> Worker<'a, G> {
@@ -93,6 +95,7 @@ impl<'a, G: Game> Worker<'a, G> {
             unflushed: 0,
             seldepth: 0,
             aborted: false,
+            may_abort: id > 0,
         }
     }
 
@@ -112,6 +115,7 @@ impl<'a, G: Game> Worker<'a, G> {
             }
             if let Some(&mv) = self.pv[0].first() {
                 best = Some((mv, score));
+                self.may_abort = true;
             }
             if let Some(reporter) = reporter.as_deref_mut() {
                 self.flush();
@@ -161,7 +165,8 @@ impl<'a, G: Game> Worker<'a, G> {
         self.unflushed += 1;
         if self.unflushed >= CHECK_EVERY {
             self.flush();
-            if self.watch.must_stop() || (self.id > 0 && self.done.load(Ordering::Relaxed)) {
+            let stop = self.watch.must_stop() || (self.id > 0 && self.done.load(Ordering::Relaxed));
+            if stop && self.may_abort {
                 self.aborted = true;
             }
         }

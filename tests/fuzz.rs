@@ -1,0 +1,108 @@
+//! Random lines and random bytes must never crash the parser or the engine.
+
+use std::io::Write;
+use std::sync::{Arc, Mutex};
+
+use menagerie::protocol::command::parse_line;
+use menagerie::protocol::{run, Input, Output};
+use proptest::prelude::*;
+
+/// Collects what the engine writes.
+#[derive(Clone, Default)]
+struct Sink(Arc<Mutex<Vec<u8>>>);
+
+impl Write for Sink {
+    fn write(&mut self, buf: &[u8]) -> std::io::Result<usize> {
+        self.0.lock().unwrap().extend_from_slice(buf);
+        Ok(buf.len())
+    }
+    fn flush(&mut self) -> std::io::Result<()> {
+        Ok(())
+    }
+}
+
+fn run_lines(lines: Vec<String>) -> (i32, String) {
+    let sink = Sink::default();
+    let code = run(Input::Lines(lines), Output::to(Box::new(sink.clone())));
+    let text = String::from_utf8(sink.0.lock().unwrap().clone()).unwrap();
+    (code, text)
+}
+
+/// Words that make lines close to real commands, so the fuzzer reaches
+/// deep into argument parsing and execution.
+fn word() -> impl Strategy<Value = String> {
+    prop_oneof![
+        Just("uci"), Just("isready"), Just("d"), Just("legal"), Just("stop"), Just("ucinewgame"),
+        Just("newgame"), Just("hdk"), Just("hat-diviyan-keliya"), Just("start=apex"), Just("board=large"),
+        Just("board="), Just("position"), Just("startpos"), Just("fen"), Just("moves"), Just("move"),
+        Just("go"), Just("depth"), Just("nodes"), Just("movetime"), Just("wtime"), Just("time"),
+        Just("infinite"), Just("perft"), Just("setoption"), Just("name"), Just("value"), Just("Hash"),
+        Just("Threads"), Just("@b1"), Just("@a2"), Just("b1b2"), Just("b1a2a3"), Just("a2a3"),
+        Just("T/3/3/3"), Just("1/3/3/3"), Just("t"), Just("l"), Just("0"), Just("1"), Just("2"),
+        Just("7"), Just("-1"), Just("99999999999999999999999"), Just("\u{0}"), Just("é"),
+    ]
+    .prop_map(String::from)
+}
+
+fn line() -> impl Strategy<Value = String> {
+    prop_oneof![
+        4 => proptest::collection::vec(word(), 0..8).prop_map(|w| w.join(" ")),
+        1 => any::<String>(),
+    ]
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig { cases: 400, ..ProptestConfig::default() })]
+
+    #[test]
+    fn parser_never_panics_and_commands_print_back(text in any::<String>()) {
+        if let Ok(Some(cmd)) = parse_line(&text) {
+            prop_assert_eq!(parse_line(&cmd.to_string()).unwrap(), Some(cmd));
+        }
+    }
+
+    #[test]
+    fn parser_handles_near_commands(words in proptest::collection::vec(word(), 0..10)) {
+        let text = words.join(" ");
+        if let Ok(Some(cmd)) = parse_line(&text) {
+            prop_assert_eq!(parse_line(&cmd.to_string()).unwrap(), Some(cmd));
+        }
+    }
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig { cases: 150, ..ProptestConfig::default() })]
+
+    #[test]
+    fn engine_survives_random_sessions(lines in proptest::collection::vec(line(), 1..12)) {
+        // Keep random searches short: huge depths are legitimate requests.
+        let lines: Vec<String> = lines
+            .into_iter()
+            .filter(|l| !l.contains("perft") || l.split_whitespace().all(|w| w.len() < 2 || w.parse::<u64>().is_err()))
+            .filter(|l| !(l.contains("go") && l.contains("depth")) || !l.split_whitespace().any(|w| w.parse::<u64>().map_or(false, |n| n > 4)))
+            .collect();
+        let (code, out) = run_lines(lines.clone());
+        prop_assert_eq!(code, 0, "lines {:?}", lines);
+        // Every go got exactly one bestmove, unless quit came first.
+        for l in out.lines() {
+            prop_assert!(!l.contains("panicked"));
+        }
+    }
+}
+
+#[test]
+fn random_bytes_through_the_binary() {
+    let mut rng = menagerie::rng::Rng::new(99);
+    for _ in 0..20 {
+        let len = rng.below(400) as usize;
+        let bytes: Vec<u8> = (0..len).map(|_| rng.below(256) as u8).collect();
+        let out = assert_cmd::Command::cargo_bin("menagerie")
+            .unwrap()
+            .write_stdin(bytes)
+            .timeout(std::time::Duration::from_secs(20))
+            .output()
+            .unwrap();
+        assert_eq!(out.status.code(), Some(0));
+        assert!(!String::from_utf8_lossy(&out.stderr).contains("panicked"));
+    }
+}
