@@ -44,6 +44,14 @@ pub const SEARCH_CASES: &[BenchCase] = &[
     case("hat-diviyan-keliya", &[], None, 9),
     case("hat-diviyan-keliya", &["start=apex"], None, 9),
     case("hat-diviyan-keliya", &[], Some("T/LLL/1L1/L1L t 0 1 2"), 10),
+    case("awithlaknannai-mosona", &[], None, 10),
+    case("awithlaknannai-mosona", &["leap=straight"], None, 9),
+    case(
+        "awithlaknannai-mosona",
+        &[],
+        Some("B1B1B3/1W1B1W3/1B5W b 7"),
+        8,
+    ),
     case(
         "hat-diviyan-keliya",
         &["board=large"],
@@ -57,10 +65,18 @@ pub const PERFT_CASES: &[BenchCase] = &[
     case("hat-diviyan-keliya", &[], None, 12),
     case("hat-diviyan-keliya", &["start=apex"], None, 13),
     case("hat-diviyan-keliya", &["board=large"], None, 9),
+    case("awithlaknannai-mosona", &[], None, 13),
+    case("awithlaknannai-mosona", &["leap=straight"], None, 14),
+    case(
+        "awithlaknannai-mosona",
+        &[],
+        Some("B1B1B3/1W1B1W3/1B5W b 7"),
+        8,
+    ),
 ];
 
 /// Games of `bench playouts` (each game's default ruleset).
-pub const PLAYOUT_GAMES: &[&str] = &["hat-diviyan-keliya"];
+pub const PLAYOUT_GAMES: &[&str] = &["hat-diviyan-keliya", "awithlaknannai-mosona"];
 
 /// Seed of the random games of `bench playouts`.
 pub const PLAYOUT_SEED: u64 = 2026;

@@ -45,14 +45,17 @@ impl Rng {
     /// A uniform number in `0..n` (`n > 0`), without modulo bias.
     pub fn below(&mut self, n: u64) -> u64 {
         debug_assert!(n > 0);
-        // Lemire's multiply-shift with rejection of the biased low zone.
-        let threshold = n.wrapping_neg() % n;
-        loop {
-            let product = (self.next_u64() as u128) * (n as u128);
-            if (product as u64) >= threshold {
-                return (product >> 64) as u64;
+        // Lemire's multiply-shift with rejection of the biased low zone; the
+        // division that finds the zone is only needed when the low half
+        // falls below n, which is rare.
+        let mut product = (self.next_u64() as u128) * (n as u128);
+        if (product as u64) < n {
+            let threshold = n.wrapping_neg() % n;
+            while (product as u64) < threshold {
+                product = (self.next_u64() as u128) * (n as u128);
             }
         }
+        (product >> 64) as u64
     }
 
     /// A die roll, 1 to 6.

@@ -26,7 +26,9 @@ fn legal(position: &Hdk) -> Vec<String> {
 }
 
 fn play(position: &mut Hdk, mv: &str) {
-    position.play_text(mv).unwrap_or_else(|e| panic!("{mv}: {e}"));
+    position
+        .play_text(mv)
+        .unwrap_or_else(|e| panic!("{mv}: {e}"));
 }
 
 fn session(words: &[&str]) -> Session<Hdk> {
@@ -90,10 +92,18 @@ fn perft_by_hand_large_board() {
 fn start_positions_match_the_rules() {
     let small = session(&[]);
     assert_eq!(small.position().to_string(), "1/3/3/3 t 1 7 0");
-    assert_eq!(session(&["start=apex"]).position().to_string(), "T/3/3/3 l 0 7 0");
-    assert_eq!(session(&["board=large"]).position().to_string(), "1/3/3/3/3 t 2 8 0");
     assert_eq!(
-        session(&["board=large", "start=apex"]).position().to_string(),
+        session(&["start=apex"]).position().to_string(),
+        "T/3/3/3 l 0 7 0"
+    );
+    assert_eq!(
+        session(&["board=large"]).position().to_string(),
+        "1/3/3/3/3 t 2 8 0"
+    );
+    assert_eq!(
+        session(&["board=large", "start=apex"])
+            .position()
+            .to_string(),
         "T/1T1/3/3/3 l 0 8 0"
     );
 }
@@ -122,7 +132,10 @@ fn leopards_step_once_all_are_dropped() {
     // Leopards never jump: only steps to the two vacant points.
     let moves = legal(&p);
     assert!(!moves.is_empty());
-    assert!(moves.iter().all(|m| m.len() == 4 && !m.starts_with('@')), "{moves:?}");
+    assert!(
+        moves.iter().all(|m| m.len() == 4 && !m.starts_with('@')),
+        "{moves:?}"
+    );
 }
 
 #[test]
@@ -130,7 +143,10 @@ fn large_board_tigers_drop_both_before_moving() {
     let mut p = Hdk::start(&LARGE);
     play(&mut p, "@b1");
     play(&mut p, "@c5");
-    assert!(legal(&p).iter().all(|m| m.starts_with('@')), "second tiger must be dropped");
+    assert!(
+        legal(&p).iter().all(|m| m.starts_with('@')),
+        "second tiger must be dropped"
+    );
     play(&mut p, "@b5");
     play(&mut p, "@a2");
     assert!(legal(&p).iter().all(|m| !m.starts_with('@')));
@@ -162,7 +178,10 @@ fn fourth_capture_wins_for_the_tiger() {
     s.set(pos(SMALL, "1/1L1/LTL/1L1 t 0 0 5"));
     assert_eq!(s.status(), Status::Ongoing);
     s.play_text("b3b2b1").unwrap();
-    assert_eq!(s.status(), Status::Over(Outcome::Win(TIGER), EndReason::Rules));
+    assert_eq!(
+        s.status(),
+        Status::Over(Outcome::Win(TIGER), EndReason::Rules)
+    );
     // The side passes on even though the game is over.
     assert_eq!(s.position().to_string(), "T/3/L1L/1L1 l 0 0 0");
     let mut moves = Vec::new();
@@ -176,7 +195,10 @@ fn third_capture_wins_on_the_large_board() {
     s.set(pos(LARGE, "T/LT1/3/3/LLL t 0 2 0"));
     // Two captured (8 - 4 on board - 2 in hand); b1 jumps a2 to a3.
     s.play_text("b1a2a3").unwrap();
-    assert_eq!(s.status(), Status::Over(Outcome::Win(TIGER), EndReason::Rules));
+    assert_eq!(
+        s.status(),
+        Status::Over(Outcome::Win(TIGER), EndReason::Rules)
+    );
 }
 
 #[test]
@@ -188,11 +210,17 @@ fn trapped_tiger_loses() {
     assert_eq!(s.status(), Status::Ongoing);
     s.play_text("b3b4").unwrap();
     assert_eq!(s.position().to_string(), "1/L2/L2/TLL t 0 0 6");
-    assert_eq!(s.status(), Status::Over(Outcome::Win(LEOPARD), EndReason::Rules));
+    assert_eq!(
+        s.status(),
+        Status::Over(Outcome::Win(LEOPARD), EndReason::Rules)
+    );
     // The same trap made by a drop.
     s.set(pos(SMALL, "1/L2/L2/T1L l 0 1 2"));
     s.play_text("@b4").unwrap();
-    assert_eq!(s.status(), Status::Over(Outcome::Win(LEOPARD), EndReason::Rules));
+    assert_eq!(
+        s.status(),
+        Status::Over(Outcome::Win(LEOPARD), EndReason::Rules)
+    );
     // One gap is enough for the tiger: a2 empty leaves the jump a4a3a2.
     s.set(pos(SMALL, "L/3/L2/TLL t 0 0 0"));
     assert_eq!(s.status(), Status::Ongoing);
@@ -205,7 +233,11 @@ fn large_board_leopards_win_only_when_no_tiger_can_move() {
     // taken); the tiger on b1 can still move, so the game goes on.
     let p = pos(LARGE, "T/L2/L2/LL1/TLL t 0 1 0");
     assert!(p.outcome().is_none());
-    assert!(legal(&p).iter().all(|m| m.starts_with("b1")), "{:?}", legal(&p));
+    assert!(
+        legal(&p).iter().all(|m| m.starts_with("b1")),
+        "{:?}",
+        legal(&p)
+    );
 }
 
 #[test]
@@ -215,7 +247,11 @@ fn leopards_without_a_move_lose_but_the_boards_never_allow_it() {
     // fewer than the winning captures made, no placement on either board
     // leaves the leopards without a step. Check every placement.
     for rules in [SMALL, LARGE] {
-        let (points, tigers, leopards, win) = if rules.large { (13u32, 2, 8, 3) } else { (10, 1, 7, 4) };
+        let (points, tigers, leopards, win) = if rules.large {
+            (13u32, 2, 8, 3)
+        } else {
+            (10, 1, 7, 4)
+        };
         let mut checked = 0;
         for code in 0..3u32.pow(points) {
             let mut cells = Vec::with_capacity(points as usize);
@@ -281,7 +317,10 @@ fn no_progress_limit_draws_unless_a_decisive_result_holds() {
     s.set(pos(SMALL, "L/L2/L2/T1L l 0 0 99"));
     s.play_text("b1b2").unwrap();
     assert_eq!(s.position().clock(), 100);
-    assert_eq!(s.status(), Status::Over(Outcome::Draw, EndReason::NoProgress));
+    assert_eq!(
+        s.status(),
+        Status::Over(Outcome::Draw, EndReason::NoProgress)
+    );
     let mut moves = Vec::new();
     s.legal(&mut moves);
     assert!(moves.is_empty(), "legal lists nothing at a drawn position");
@@ -292,7 +331,10 @@ fn no_progress_limit_draws_unless_a_decisive_result_holds() {
     s.set(pos(SMALL, "L/L2/LL1/T1L l 0 0 99"));
     s.play_text("b3b4").unwrap();
     assert_eq!(s.position().clock(), 100);
-    assert_eq!(s.status(), Status::Over(Outcome::Win(LEOPARD), EndReason::Rules));
+    assert_eq!(
+        s.status(),
+        Status::Over(Outcome::Win(LEOPARD), EndReason::Rules)
+    );
 }
 
 #[test]
@@ -305,7 +347,10 @@ fn threefold_repetition_draws() {
         s.play_text(mv).unwrap();
     }
     // The set position has now occurred three times (it counts itself).
-    assert_eq!(s.status(), Status::Over(Outcome::Draw, EndReason::Repetition));
+    assert_eq!(
+        s.status(),
+        Status::Over(Outcome::Draw, EndReason::Repetition)
+    );
     // Only positions since the set position count.
     s.set(s.position().clone());
     assert_eq!(s.status(), Status::Ongoing);
@@ -325,7 +370,10 @@ fn notation_round_trips() {
         assert_eq!(pos(rules, &p.to_string()), p);
     }
     // Optional clock, upper-case side, extra blanks.
-    assert_eq!(pos(SMALL, "  T/3/3/3   L 0 7 ").to_string(), "T/3/3/3 l 0 7 0");
+    assert_eq!(
+        pos(SMALL, "  T/3/3/3   L 0 7 ").to_string(),
+        "T/3/3/3 l 0 7 0"
+    );
 }
 
 #[test]
@@ -334,7 +382,10 @@ fn malformed_notations_are_rejected_with_the_field_named() {
         ("", NotationError::Empty),
         ("1/3/3/3", NotationError::MissingField("side")),
         ("1/3/3/3 t", NotationError::MissingField("tigers-in-hand")),
-        ("1/3/3/3 t 1", NotationError::MissingField("leopards-in-hand")),
+        (
+            "1/3/3/3 t 1",
+            NotationError::MissingField("leopards-in-hand"),
+        ),
         (
             "1/3/3 t 1 7",
             NotationError::RowCount {
@@ -350,7 +401,13 @@ fn malformed_notations_are_rejected_with_the_field_named() {
                 found: 2,
             },
         ),
-        ("1/3/3/2X t 1 7", NotationError::UnknownPiece { row: 4, letter: 'X' }),
+        (
+            "1/3/3/2X t 1 7",
+            NotationError::UnknownPiece {
+                row: 4,
+                letter: 'X',
+            },
+        ),
         (
             "1/3/3/3 x 1 7",
             NotationError::BadField {
@@ -394,7 +451,11 @@ fn malformed_notations_are_rejected_with_the_field_named() {
         ),
     ];
     for (text, expected) in cases {
-        assert_eq!(Hdk::from_notation(&SMALL, text).unwrap_err(), *expected, "{text}");
+        assert_eq!(
+            Hdk::from_notation(&SMALL, text).unwrap_err(),
+            *expected,
+            "{text}"
+        );
     }
     assert!(matches!(
         Hdk::from_notation(&SMALL, "T/3/3/3 t 0 2"),

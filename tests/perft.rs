@@ -48,14 +48,31 @@ fn run_game(game: &str) {
         } else {
             format!("position fen {}", case.position)
         });
-        let checked: Vec<(u32, u64)> = case.expected.iter().copied().filter(|&(_, n)| n <= NODE_LIMIT).collect();
+        let checked: Vec<(u32, u64)> = case
+            .expected
+            .iter()
+            .copied()
+            .filter(|&(_, n)| n <= NODE_LIMIT)
+            .collect();
         args.extend(checked.iter().map(|(d, _)| format!("go perft {d}")));
-        let out = Command::cargo_bin("menagerie").unwrap().args(&args).output().unwrap();
+        let out = Command::cargo_bin("menagerie")
+            .unwrap()
+            .args(&args)
+            .output()
+            .unwrap();
         let text = String::from_utf8_lossy(&out.stdout);
-        assert!(common::errors(&text).is_empty(), "{}: {text}", case.position);
+        assert!(
+            common::errors(&text).is_empty(),
+            "{}: {text}",
+            case.position
+        );
         let totals = common::perft_totals(&text);
         let expected: Vec<u64> = checked.iter().map(|&(_, n)| n).collect();
-        assert_eq!(totals, expected, "{} {} {}", case.game, case.rules, case.position);
+        assert_eq!(
+            totals, expected,
+            "{} {} {}",
+            case.game, case.rules, case.position
+        );
         ran += 1;
     }
     assert!(ran > 0, "no perft cases for {game}");
@@ -64,4 +81,9 @@ fn run_game(game: &str) {
 #[test]
 fn hat_diviyan_keliya() {
     run_game("hat-diviyan-keliya");
+}
+
+#[test]
+fn awithlaknannai_mosona() {
+    run_game("awithlaknannai-mosona");
 }

@@ -38,16 +38,25 @@ fn examples(markdown: &str) -> Vec<Example> {
 fn matches(expected: &[String], actual: &[&str]) -> bool {
     match expected.split_first() {
         None => actual.is_empty(),
-        Some((first, rest)) if first == "..." => (0..=actual.len()).any(|skip| matches(rest, &actual[skip..])),
-        Some((first, rest)) => actual.first() == Some(&first.as_str()) && matches(rest, &actual[1..]),
+        Some((first, rest)) if first == "..." => {
+            (0..=actual.len()).any(|skip| matches(rest, &actual[skip..]))
+        }
+        Some((first, rest)) => {
+            actual.first() == Some(&first.as_str()) && matches(rest, &actual[1..])
+        }
     }
 }
 
 #[test]
 fn every_protocol_example_runs_as_documented() {
-    let markdown = std::fs::read_to_string(concat!(env!("CARGO_MANIFEST_DIR"), "/protocol.md")).unwrap();
+    let markdown =
+        std::fs::read_to_string(concat!(env!("CARGO_MANIFEST_DIR"), "/protocol.md")).unwrap();
     let examples = examples(&markdown);
-    assert!(examples.len() >= 10, "only {} examples found", examples.len());
+    assert!(
+        examples.len() >= 10,
+        "only {} examples found",
+        examples.len()
+    );
     for example in examples {
         let input: Vec<&str> = example.input.iter().map(String::as_str).collect();
         let output = common::engine(&input);

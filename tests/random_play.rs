@@ -9,7 +9,11 @@ fn every_game_keeps_its_invariants_in_random_play() {
         for ruleset in game.all_rulesets() {
             let stats = (game.self_check)(&ruleset, 0x5EED, 60).unwrap_or_else(|e| panic!("{e}"));
             assert_eq!(stats.games, 60);
-            assert!(stats.positions > 60 * 5, "{} {ruleset}: games too short", game.id);
+            assert!(
+                stats.positions > 60 * 5,
+                "{} {ruleset}: games too short",
+                game.id
+            );
             assert_eq!(stats.decided + stats.draws_by_rule, 60);
         }
     }

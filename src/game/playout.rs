@@ -1,7 +1,6 @@
 //! Seeded uniformly random games, for `bench playouts` and tests.
 
-use super::session::status_of;
-use super::{Game, Outcome, Status, MAX_SEATS};
+use super::{Game, Outcome, MAX_SEATS};
 use crate::rng::Rng;
 
 /// Totals over a batch of random games.
@@ -34,10 +33,17 @@ pub fn playouts<G: Game>(start: &G, games: u64, seed: u64) -> PlayoutStats {
                     .outcome()
                     .expect("no moves means the game is decided");
             }
-            // Repetition needs the history; the clock and the rules do not,
-            // so the full status is only worth computing when a rule can fire.
-            if let Status::Over(outcome, _) = status_of(&position, &history) {
-                break outcome;
+            // Moves exist, so the game's own rules have not decided it (the
+            // trait's invariant); only the draw rules remain. A third
+            // occurrence needs at least eight plies since the last progress.
+            if position.clock() >= G::NO_PROGRESS_LIMIT {
+                break position.no_progress_outcome();
+            }
+            if !G::HAS_CHANCE && history.len() > 8 {
+                let key = position.hash();
+                if history.iter().filter(|&&h| h == key).count() >= 3 {
+                    break Outcome::Draw;
+                }
             }
             let mv = moves[rng.below(moves.len() as u64) as usize];
             position.play(mv);

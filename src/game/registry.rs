@@ -70,7 +70,10 @@ fn new_session<G: Game>(ruleset: Ruleset) -> Box<dyn DynSession> {
 }
 
 /// Every game, the default (used before any `newgame`) first.
-pub static GAMES: &[GameEntry] = &[GameEntry::of::<games::hdk::Hdk>()];
+pub static GAMES: &[GameEntry] = &[
+    GameEntry::of::<games::hdk::Hdk>(),
+    GameEntry::of::<games::awithlaknannai::Awithlaknannai>(),
+];
 
 /// The game named `name` (id or alias, any case).
 pub fn find(name: &str) -> Option<&'static GameEntry> {

@@ -1,3 +1,4 @@
 //! One module per game, each implementing [`crate::game::Game`].
 
+pub mod awithlaknannai;
 pub mod hdk;

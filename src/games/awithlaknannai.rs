@@ -1,0 +1,785 @@
+//! Awithlaknannai Mosona, the Zuni serpent game (RULES.md section 2).
+//!
+//! 25 points on three rows of a 17x3 grid. Indices: the middle row a2..q2
+//! is 0..8, the top row b3..p3 is 9..16, the bottom row b1..p1 is 17..24, so
+//! a side is a 25-bit mask. The line tables of the four board/leap
+//! combinations are built at compile time.
+//!
+//! Moves: a step `k2i2`; a leap chain lists the start, then each jumped
+//! point and landing point (`b3c2e2f3h3`). Capturing is compulsory, a leaping
+//! piece must go on leaping while it can, and every chain is its own move.
+
+use std::fmt;
+
+use crate::game::{Game, OptionSpec, Outcome, Ruleset, Seat};
+use crate::notation::{
+    parse_board, parse_points, resolve_points, write_row, FieldReader, MoveSyntaxError,
+    NotationError, PointName,
+};
+use crate::rng::zobrist_table;
+
+pub const WHITE: Seat = 0;
+pub const BLACK: Seat = 1;
+
+const POINTS: usize = 25;
+const ALL: u32 = (1 << POINTS) - 1;
+/// The most leaps a chain can have: one per enemy piece.
+const MAX_LEAPS: usize = 12;
+const MAX_PATH: usize = 1 + 2 * MAX_LEAPS;
+
+const fn middle(i: usize) -> u8 {
+    i as u8
+}
+const fn top(i: usize) -> u8 {
+    9 + i as u8
+}
+const fn bottom(i: usize) -> u8 {
+    17 + i as u8
+}
+
+/// (file index 0..16, rank 1..3) of a point.
+const fn coordinates(p: usize) -> (usize, usize) {
+    if p < 9 {
+        (2 * p, 2)
+    } else if p < 17 {
+        (2 * (p - 9) + 1, 3)
+    } else {
+        (2 * (p - 17) + 1, 1)
+    }
+}
+
+fn point_name(p: u8) -> PointName {
+    let (file, rank) = coordinates(p as usize);
+    PointName {
+        file: (b'a' + file as u8) as char,
+        rank: rank as u32,
+    }
+}
+
+fn point_index(name: PointName) -> Option<u8> {
+    (0..POINTS as u8).find(|&p| point_name(p) == name)
+}
+
+/// Line and leap tables of one board/leap combination.
+#[derive(Debug, PartialEq, Eq)]
+pub struct Geometry {
+    neighbours: [u32; POINTS],
+    /// (jumped, landing) pairs of every leap from a point.
+    leaps: [[(u8, u8); 16]; POINTS],
+    leap_counts: [u8; POINTS],
+    lined: bool,
+    straight: bool,
+}
+
+/// The straight lines of the board: the middle row, the diagonals through
+/// the middle points, and (lined board) the two outer rows.
+const fn lines(lined: bool) -> ([[u8; 9]; 24], [usize; 24], usize) {
+    let mut lines = [[0u8; 9]; 24];
+    let mut lengths = [0usize; 24];
+    let mut n = 0;
+    let mut i = 0;
+    while i < 9 {
+        lines[n][i] = middle(i);
+        i += 1;
+    }
+    lengths[n] = 9;
+    n += 1;
+    if lined {
+        let mut i = 0;
+        while i < 8 {
+            lines[n][i] = top(i);
+            lines[n + 1][i] = bottom(i);
+            i += 1;
+        }
+        lengths[n] = 8;
+        lengths[n + 1] = 8;
+        n += 2;
+    }
+    // Rising diagonals b1-c2-d3 ...: bottom(i), middle(i+1), top(i+1); the
+    // ends a2-b3 and p1-q2 are two-point lines. Falling ones mirror them.
+    lines[n] = [middle(0), top(0), 0, 0, 0, 0, 0, 0, 0];
+    lengths[n] = 2;
+    lines[n + 1] = [middle(0), bottom(0), 0, 0, 0, 0, 0, 0, 0];
+    lengths[n + 1] = 2;
+    n += 2;
+    let mut i = 0;
+    while i < 8 {
+        if i < 7 {
+            lines[n] = [bottom(i), middle(i + 1), top(i + 1), 0, 0, 0, 0, 0, 0];
+            lines[n + 1] = [top(i), middle(i + 1), bottom(i + 1), 0, 0, 0, 0, 0, 0];
+            lengths[n] = 3;
+            lengths[n + 1] = 3;
+        } else {
+            lines[n] = [bottom(i), middle(i + 1), 0, 0, 0, 0, 0, 0, 0];
+            lines[n + 1] = [top(i), middle(i + 1), 0, 0, 0, 0, 0, 0, 0];
+            lengths[n] = 2;
+            lengths[n + 1] = 2;
+        }
+        n += 2;
+        i += 1;
+    }
+    (lines, lengths, n)
+}
+
+const fn on_one_line(lined: bool, a: u8, b: u8, c: u8) -> bool {
+    let (lines, lengths, n) = lines(lined);
+    let mut l = 0;
+    while l < n {
+        let mut i = 0;
+        while i + 2 < lengths[l] {
+            let (x, y, z) = (lines[l][i], lines[l][i + 1], lines[l][i + 2]);
+            if y == b && ((x == a && z == c) || (x == c && z == a)) {
+                return true;
+            }
+            i += 1;
+        }
+        l += 1;
+    }
+    false
+}
+
+const fn geometry(lined: bool, straight: bool) -> Geometry {
+    let (lines, lengths, n) = lines(lined);
+    let mut g = Geometry {
+        neighbours: [0; POINTS],
+        leaps: [[(0, 0); 16]; POINTS],
+        leap_counts: [0; POINTS],
+        lined,
+        straight,
+    };
+    let mut l = 0;
+    while l < n {
+        let mut i = 0;
+        while i + 1 < lengths[l] {
+            let (a, b) = (lines[l][i] as usize, lines[l][i + 1] as usize);
+            g.neighbours[a] |= 1 << b;
+            g.neighbours[b] |= 1 << a;
+            i += 1;
+        }
+        l += 1;
+    }
+    // A leap: A over a neighbour B to a neighbour C of B that is neither A
+    // nor a neighbour of A (and, for straight leaps, in line with A and B).
+    let mut a = 0;
+    while a < POINTS {
+        let mut b = 0;
+        while b < POINTS {
+            if g.neighbours[a] & (1 << b) != 0 {
+                let mut c = 0;
+                while c < POINTS {
+                    let lands = g.neighbours[b] & (1 << c) != 0
+                        && c != a
+                        && g.neighbours[a] & (1 << c) == 0;
+                    if lands && (!straight || on_one_line(lined, a as u8, b as u8, c as u8)) {
+                        let k = g.leap_counts[a] as usize;
+                        assert!(k < 16, "leap table too small");
+                        g.leaps[a][k] = (b as u8, c as u8);
+                        g.leap_counts[a] += 1;
+                    }
+                    c += 1;
+                }
+            }
+            b += 1;
+        }
+        a += 1;
+    }
+    g
+}
+
+static LINED_BENT: Geometry = geometry(true, false);
+static LINED_STRAIGHT: Geometry = geometry(true, true);
+static PLAIN_BENT: Geometry = geometry(false, false);
+static PLAIN_STRAIGHT: Geometry = geometry(false, true);
+
+const KEY_WHITE: usize = 0;
+const KEY_BLACK: usize = POINTS;
+const KEY_SIDE: usize = 2 * POINTS;
+const KEYS: [u64; 2 * POINTS + 1] = zobrist_table(0x4157_4954);
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct AwRules {
+    pub lined: bool,
+    pub straight: bool,
+    /// `ending=count`: the 50-ply ending goes to the side with more pieces.
+    pub count: bool,
+}
+
+/// A step (two points) or a leap chain (start, then jumped and landing
+/// points in turn). Unused slots stay zero so that equality is by path.
+#[derive(Clone, Copy, PartialEq, Eq)]
+pub struct AwMove {
+    len: u8,
+    path: [u8; MAX_PATH],
+}
+
+impl AwMove {
+    fn step(from: u8, to: u8) -> AwMove {
+        let mut path = [0; MAX_PATH];
+        path[0] = from;
+        path[1] = to;
+        AwMove { len: 2, path }
+    }
+
+    pub fn points(&self) -> &[u8] {
+        &self.path[..self.len as usize]
+    }
+
+    pub fn is_leap(&self) -> bool {
+        self.len >= 3
+    }
+
+    /// Pieces this move captures.
+    pub fn captures(&self) -> usize {
+        (self.len as usize - 1) / 2 * usize::from(self.is_leap())
+    }
+
+    fn from(&self) -> u8 {
+        self.path[0]
+    }
+
+    fn to(&self) -> u8 {
+        self.path[self.len as usize - 1]
+    }
+
+    fn jumped(&self) -> u32 {
+        if !self.is_leap() {
+            return 0;
+        }
+        self.points()[1..]
+            .iter()
+            .step_by(2)
+            .fold(0, |m, &p| m | 1 << p)
+    }
+}
+
+impl fmt::Display for AwMove {
+    fn fmt(&self, f: &mut fmt::Formatter) -> fmt::Result {
+        for &p in self.points() {
+            write!(f, "{}", point_name(p))?;
+        }
+        Ok(())
+    }
+}
+
+impl fmt::Debug for AwMove {
+    fn fmt(&self, f: &mut fmt::Formatter) -> fmt::Result {
+        fmt::Display::fmt(self, f)
+    }
+}
+
+#[derive(Clone, Copy, Debug)]
+pub struct AwUndo {
+    clock: u32,
+    hash: u64,
+}
+
+/// A position of Awithlaknannai Mosona.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Awithlaknannai {
+    geometry: &'static Geometry,
+    count_ending: bool,
+    pieces: [u32; 2],
+    side: Seat,
+    clock: u32,
+    hash: u64,
+}
+
+/// Indices of the set bits of a mask, lowest first.
+fn bits(mut mask: u32) -> impl Iterator<Item = u8> {
+    std::iter::from_fn(move || {
+        if mask == 0 {
+            None
+        } else {
+            let i = mask.trailing_zeros() as u8;
+            mask &= mask - 1;
+            Some(i)
+        }
+    })
+}
+
+impl Awithlaknannai {
+    fn empty(&self) -> u32 {
+        ALL & !(self.pieces[0] | self.pieces[1])
+    }
+
+    pub fn pieces(&self, seat: Seat) -> u32 {
+        self.pieces[seat as usize]
+    }
+
+    fn compute_hash(&self) -> u64 {
+        let mut h = 0;
+        for p in bits(self.pieces[0]) {
+            h ^= KEYS[KEY_WHITE + p as usize];
+        }
+        for p in bits(self.pieces[1]) {
+            h ^= KEYS[KEY_BLACK + p as usize];
+        }
+        if self.side == BLACK {
+            h ^= KEYS[KEY_SIDE];
+        }
+        h
+    }
+
+    /// Whether the piece on `from` has a leap with this occupancy.
+    fn can_leap(&self, from: u8, enemy: u32, empty: u32) -> bool {
+        let g = self.geometry;
+        g.leaps[from as usize][..g.leap_counts[from as usize] as usize]
+            .iter()
+            .any(|&(b, c)| enemy & (1 << b) != 0 && empty & (1 << c) != 0)
+    }
+
+    /// Whether the side to move has any leap.
+    pub fn must_capture(&self) -> bool {
+        let (own, enemy) = self.own_and_enemy();
+        let empty = self.empty();
+        bits(own).any(|p| self.can_leap(p, enemy, empty))
+    }
+
+    fn own_and_enemy(&self) -> (u32, u32) {
+        (
+            self.pieces[self.side as usize],
+            self.pieces[1 - self.side as usize],
+        )
+    }
+
+    /// Appends every chain that continues the path `path[..len]`, whose
+    /// piece stands on `at` with the given occupancy.
+    fn extend_chains(
+        &self,
+        at: u8,
+        enemy: u32,
+        empty: u32,
+        path: &mut [u8; MAX_PATH],
+        len: usize,
+        out: &mut Vec<AwMove>,
+    ) {
+        let g = self.geometry;
+        let mut continued = false;
+        for &(b, c) in &g.leaps[at as usize][..g.leap_counts[at as usize] as usize] {
+            if enemy & (1 << b) == 0 || empty & (1 << c) == 0 {
+                continue;
+            }
+            continued = true;
+            path[len] = b;
+            path[len + 1] = c;
+            // The jumped piece goes at once and the start is left empty.
+            let empty = (empty | 1 << at | 1 << b) & !(1 << c);
+            self.extend_chains(c, enemy & !(1 << b), empty, path, len + 2, out);
+        }
+        if !continued && len > 1 {
+            let mut mv = AwMove {
+                len: len as u8,
+                path: [0; MAX_PATH],
+            };
+            mv.path[..len].copy_from_slice(&path[..len]);
+            out.push(mv);
+        }
+    }
+
+    fn outcome_of_count(&self) -> Outcome {
+        let (w, b) = (self.pieces[0].count_ones(), self.pieces[1].count_ones());
+        match w.cmp(&b) {
+            std::cmp::Ordering::Greater => Outcome::Win(WHITE),
+            std::cmp::Ordering::Less => Outcome::Win(BLACK),
+            std::cmp::Ordering::Equal => Outcome::Draw,
+        }
+    }
+
+    /// Moves of the side to move that are currently safe from capture:
+    /// used by the evaluation.
+    fn mobility(&self, seat: Seat) -> i32 {
+        let own = self.pieces[seat as usize];
+        let empty = self.empty();
+        bits(own)
+            .map(|p| (self.geometry.neighbours[p as usize] & empty).count_ones() as i32)
+            .sum()
+    }
+
+    /// Pieces of `seat` that the other side could leap over right now.
+    fn exposed(&self, seat: Seat) -> u32 {
+        let own = self.pieces[seat as usize];
+        let enemy = self.pieces[1 - seat as usize];
+        let empty = self.empty();
+        let g = self.geometry;
+        let mut exposed = 0;
+        for a in bits(enemy) {
+            for &(b, c) in &g.leaps[a as usize][..g.leap_counts[a as usize] as usize] {
+                if own & (1 << b) != 0 && empty & (1 << c) != 0 {
+                    exposed |= 1 << b;
+                }
+            }
+        }
+        exposed
+    }
+}
+
+static OPTIONS: &[OptionSpec] = &[
+    OptionSpec {
+        key: "board",
+        values: &["lined", "plain"],
+    },
+    OptionSpec {
+        key: "leap",
+        values: &["bent", "straight"],
+    },
+    OptionSpec {
+        key: "ending",
+        values: &["draw", "count"],
+    },
+];
+
+fn geometry_for(rules: &AwRules) -> &'static Geometry {
+    match (rules.lined, rules.straight) {
+        (true, false) => &LINED_BENT,
+        (true, true) => &LINED_STRAIGHT,
+        (false, false) => &PLAIN_BENT,
+        (false, true) => &PLAIN_STRAIGHT,
+    }
+}
+
+const ROWS: [(usize, std::ops::Range<usize>); 3] = [(3, 9..17), (2, 0..9), (1, 17..25)];
+
+impl Game for Awithlaknannai {
+    type Move = AwMove;
+    type Undo = AwUndo;
+    type Rules = AwRules;
+
+    const ID: &'static str = "awithlaknannai-mosona";
+    const ALIASES: &'static [&'static str] = &["awithlaknannai", "serpent", "am"];
+    const OPTIONS: &'static [OptionSpec] = OPTIONS;
+    const SEAT_LETTERS: &'static [char] = &['w', 'b'];
+    const HAS_CHANCE: bool = false;
+    const NO_PROGRESS_LIMIT: u32 = 50;
+
+    fn rules(ruleset: &Ruleset) -> AwRules {
+        AwRules {
+            lined: ruleset.value("board") == "lined",
+            straight: ruleset.value("leap") == "straight",
+            count: ruleset.value("ending") == "count",
+        }
+    }
+
+    fn start(rules: &AwRules) -> Awithlaknannai {
+        let white = (0..8).fold(0u32, |m, i| m | 1 << bottom(i))
+            | (5..9).fold(0, |m, i| m | 1 << middle(i));
+        let black =
+            (0..8).fold(0u32, |m, i| m | 1 << top(i)) | (0..4).fold(0, |m, i| m | 1 << middle(i));
+        let mut p = Awithlaknannai {
+            geometry: geometry_for(rules),
+            count_ending: rules.count,
+            pieces: [white, black],
+            side: WHITE,
+            clock: 0,
+            hash: 0,
+        };
+        p.hash = p.compute_hash();
+        p
+    }
+
+    fn from_notation(rules: &AwRules, text: &str) -> Result<Awithlaknannai, NotationError> {
+        let mut fields = FieldReader::new(text)?;
+        let rows = parse_board(fields.next("board")?, &[8, 9, 8], "WB")?;
+        let side = match fields.next("side")? {
+            s if s.eq_ignore_ascii_case("w") => WHITE,
+            s if s.eq_ignore_ascii_case("b") => BLACK,
+            s => {
+                return Err(NotationError::BadField {
+                    field: "side",
+                    text: s.to_string(),
+                    expected: "w or b",
+                })
+            }
+        };
+        let clock = fields.clock()?;
+        fields.finish()?;
+        let mut pieces = [0u32; 2];
+        for ((_, points), row) in ROWS.iter().zip(&rows) {
+            for (p, cell) in points.clone().zip(row) {
+                match cell {
+                    Some('W') => pieces[0] |= 1 << p,
+                    Some('B') => pieces[1] |= 1 << p,
+                    _ => {}
+                }
+            }
+        }
+        for (seat, piece) in [(0, "white pieces"), (1, "black pieces")] {
+            let n = pieces[seat].count_ones() as usize;
+            if n > 12 {
+                return Err(NotationError::PieceCount {
+                    piece,
+                    found: n,
+                    expected: "at most 12",
+                });
+            }
+        }
+        let mut p = Awithlaknannai {
+            geometry: geometry_for(rules),
+            count_ending: rules.count,
+            pieces,
+            side,
+            clock,
+            hash: 0,
+        };
+        p.hash = p.compute_hash();
+        Ok(p)
+    }
+
+    fn parse_move(text: &str) -> Result<AwMove, MoveSyntaxError> {
+        let (drop, points) =
+            parse_points(text).ok_or_else(|| MoveSyntaxError::Unreadable(text.to_string()))?;
+        if drop {
+            return Err(MoveSyntaxError::Unreadable(text.to_string()));
+        }
+        let points = resolve_points(text, &points, point_index)?;
+        let n = points.len();
+        if n < 2 || n > MAX_PATH || (n > 2 && n % 2 == 0) {
+            return Err(MoveSyntaxError::PointCount {
+                mv: text.to_string(),
+                found: n,
+            });
+        }
+        let mut path = [0; MAX_PATH];
+        path[..n].copy_from_slice(&points);
+        Ok(AwMove { len: n as u8, path })
+    }
+
+    fn seats(&self) -> &[Seat] {
+        &[WHITE, BLACK]
+    }
+
+    fn side(&self) -> Seat {
+        self.side
+    }
+
+    fn generate(&self, moves: &mut Vec<AwMove>) {
+        let (own, enemy) = self.own_and_enemy();
+        if enemy == 0 || own == 0 {
+            return;
+        }
+        let empty = self.empty();
+        let start = moves.len();
+        let mut path = [0u8; MAX_PATH];
+        for p in bits(own) {
+            if self.can_leap(p, enemy, empty) {
+                path[0] = p;
+                self.extend_chains(p, enemy, empty, &mut path, 1, moves);
+            }
+        }
+        if moves.len() > start {
+            return;
+        }
+        for p in bits(own) {
+            for q in bits(self.geometry.neighbours[p as usize] & empty) {
+                moves.push(AwMove::step(p, q));
+            }
+        }
+    }
+
+    fn play(&mut self, mv: AwMove) -> AwUndo {
+        let undo = AwUndo {
+            clock: self.clock,
+            hash: self.hash,
+        };
+        let me = self.side as usize;
+        let (from, to) = (mv.from(), mv.to());
+        let base = if me == 0 { KEY_WHITE } else { KEY_BLACK };
+        self.pieces[me] &= !(1 << from);
+        self.pieces[me] |= 1 << to;
+        self.hash ^= KEYS[base + from as usize] ^ KEYS[base + to as usize];
+        let jumped = mv.jumped();
+        if jumped != 0 {
+            let enemy_base = if me == 0 { KEY_BLACK } else { KEY_WHITE };
+            self.pieces[1 - me] &= !jumped;
+            for p in bits(jumped) {
+                self.hash ^= KEYS[enemy_base + p as usize];
+            }
+            self.clock = 0;
+        } else {
+            self.clock += 1;
+        }
+        self.side ^= 1;
+        self.hash ^= KEYS[KEY_SIDE];
+        undo
+    }
+
+    fn undo(&mut self, mv: AwMove, undo: AwUndo) {
+        self.side ^= 1;
+        let me = self.side as usize;
+        self.pieces[me] &= !(1 << mv.to());
+        self.pieces[me] |= 1 << mv.from();
+        self.pieces[1 - me] |= mv.jumped();
+        self.clock = undo.clock;
+        self.hash = undo.hash;
+    }
+
+    fn outcome(&self) -> Option<Outcome> {
+        let (own, enemy) = self.own_and_enemy();
+        let opponent = 1 - self.side;
+        if own == 0 {
+            // The opponent's last move took the last piece.
+            return Some(Outcome::Win(opponent));
+        }
+        if enemy == 0 {
+            return Some(Outcome::Win(self.side));
+        }
+        let empty = self.empty();
+        let can_move = bits(own).any(|p| {
+            self.geometry.neighbours[p as usize] & empty != 0 || self.can_leap(p, enemy, empty)
+        });
+        if can_move {
+            None
+        } else {
+            Some(Outcome::Win(opponent))
+        }
+    }
+
+    fn clock(&self) -> u32 {
+        self.clock
+    }
+
+    fn no_progress_outcome(&self) -> Outcome {
+        if self.count_ending {
+            self.outcome_of_count()
+        } else {
+            Outcome::Draw
+        }
+    }
+
+    fn hash(&self) -> u64 {
+        self.hash
+    }
+
+    fn is_capture(&self, mv: AwMove) -> bool {
+        mv.is_leap()
+    }
+
+    fn evaluate(&self) -> i32 {
+        let me = self.side;
+        let them = 1 - me;
+        let material = 100
+            * (self.pieces[me as usize].count_ones() as i32
+                - self.pieces[them as usize].count_ones() as i32);
+        let mobility = 4 * (self.mobility(me) - self.mobility(them));
+        // The side to move may take an exposed enemy piece now; its own
+        // exposed pieces are only threatened.
+        let safety = 30 * self.exposed(them).count_ones().min(1) as i32
+            - 20 * self.exposed(me).count_ones() as i32;
+        material + mobility + safety
+    }
+
+    fn draw(&self) -> String {
+        let cell = |p: usize| -> char {
+            if self.pieces[0] & (1 << p) != 0 {
+                'W'
+            } else if self.pieces[1] & (1 << p) != 0 {
+                'B'
+            } else {
+                '.'
+            }
+        };
+        let width = 33;
+        let mut out = String::new();
+        for (rank, points) in ROWS {
+            let mut line = vec![' '; width];
+            for p in points.clone() {
+                line[2 * coordinates(p).0] = cell(p);
+            }
+            let row_is_line = rank == 2 || self.geometry.lined;
+            if row_is_line {
+                let first = 2 * coordinates(points.start).0;
+                let last = 2 * coordinates(points.end - 1).0;
+                for c in line.iter_mut().take(last).skip(first + 1) {
+                    if *c == ' ' {
+                        *c = '-';
+                    }
+                }
+            }
+            out.push_str(&format!(
+                "{rank}  {}\n",
+                line.iter().collect::<String>().trim_end()
+            ));
+            if rank > 1 {
+                let mut link = vec![' '; width];
+                let outer = if rank == 3 { 9..17 } else { 17..25 };
+                for p in outer {
+                    let c = 2 * coordinates(p).0;
+                    let (left, right) = if rank == 3 { ('/', '\\') } else { ('\\', '/') };
+                    link[c - 1] = left;
+                    link[c + 1] = right;
+                }
+                out.push_str(&format!(
+                    "   {}\n",
+                    link.iter().collect::<String>().trim_end()
+                ));
+            }
+        }
+        out.push_str("   a b c d e f g h i j k l m n o p q\n");
+        out.push_str(&format!(
+            "White: {}  Black: {}  Clock: {}{}\n",
+            self.pieces[0].count_ones(),
+            self.pieces[1].count_ones(),
+            self.clock,
+            if self.must_capture() {
+                "  (capture is compulsory)"
+            } else {
+                ""
+            }
+        ));
+        out
+    }
+}
+
+impl fmt::Display for Awithlaknannai {
+    /// `<top row>/<middle row>/<bottom row> <side> <clock>`.
+    fn fmt(&self, f: &mut fmt::Formatter) -> fmt::Result {
+        for (i, (_, points)) in ROWS.iter().enumerate() {
+            if i > 0 {
+                f.write_str("/")?;
+            }
+            write_row(
+                f,
+                points.clone().map(|p| {
+                    if self.pieces[0] & (1 << p) != 0 {
+                        Some('W')
+                    } else if self.pieces[1] & (1 << p) != 0 {
+                        Some('B')
+                    } else {
+                        None
+                    }
+                }),
+            )?;
+        }
+        write!(
+            f,
+            " {} {}",
+            Self::SEAT_LETTERS[self.side as usize],
+            self.clock
+        )
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn geometry_matches_the_rules() {
+        let g = &LINED_BENT;
+        let n =
+            |name: &str| point_index(crate::notation::parse_points(name).unwrap().1[0]).unwrap();
+        // i2: the middle row and both diagonals cross there.
+        let i2 = n("i2") as usize;
+        let expected = ["g2", "k2", "h3", "j3", "h1", "j1"]
+            .iter()
+            .fold(0u32, |m, p| m | 1 << n(p));
+        assert_eq!(g.neighbours[i2], expected);
+        // b3 on the lined board: a2, c2 and d3.
+        let b3 = n("b3") as usize;
+        assert_eq!(g.neighbours[b3].count_ones(), 3);
+        assert_eq!(PLAIN_BENT.neighbours[b3].count_ones(), 2);
+        // Straight triples through c2: b3-c2-d1 and d3-c2-b1.
+        assert!(on_one_line(true, n("b3"), n("c2"), n("d1")));
+        assert!(on_one_line(true, n("d3"), n("c2"), n("b1")));
+        assert!(!on_one_line(true, n("b3"), n("c2"), n("e2")));
+    }
+}
