@@ -40,43 +40,34 @@ const fn case(
 }
 
 /// Positions and depths of `bench search`.
+#[rustfmt::skip]
 pub const SEARCH_CASES: &[BenchCase] = &[
     case("hat-diviyan-keliya", &[], None, 9),
     case("hat-diviyan-keliya", &["start=apex"], None, 9),
     case("hat-diviyan-keliya", &[], Some("T/LLL/1L1/L1L t 0 1 2"), 10),
+    case("hat-diviyan-keliya", &["board=large"], Some("T/1T1/L1L/3/LLL t 0 3 0"), 7),
     case("awithlaknannai-mosona", &[], None, 10),
     case("awithlaknannai-mosona", &["leap=straight"], None, 9),
-    case(
-        "awithlaknannai-mosona",
-        &[],
-        Some("B1B1B3/1W1B1W3/1B5W b 7"),
-        8,
-    ),
-    case(
-        "hat-diviyan-keliya",
-        &["board=large"],
-        Some("T/1T1/L1L/3/LLL t 0 3 0"),
-        7,
-    ),
+    case("awithlaknannai-mosona", &[], Some("B1B1B3/1W1B1W3/1B5W b 7"), 8),
+    case("safari-dual", &[], None, 7),
+    case("safari-dual", &[], Some("1g1el/1E1ge/2G1g/GE1E1/L4 a 17"), 6),
 ];
 
 /// Positions and depths of `bench perft`.
+#[rustfmt::skip]
 pub const PERFT_CASES: &[BenchCase] = &[
     case("hat-diviyan-keliya", &[], None, 12),
     case("hat-diviyan-keliya", &["start=apex"], None, 13),
     case("hat-diviyan-keliya", &["board=large"], None, 9),
     case("awithlaknannai-mosona", &[], None, 13),
     case("awithlaknannai-mosona", &["leap=straight"], None, 14),
-    case(
-        "awithlaknannai-mosona",
-        &[],
-        Some("B1B1B3/1W1B1W3/1B5W b 7"),
-        8,
-    ),
+    case("awithlaknannai-mosona", &[], Some("B1B1B3/1W1B1W3/1B5W b 7"), 8),
+    case("safari-dual", &[], None, 7),
+    case("safari-dual", &[], Some("1g1el/1E1ge/2G1g/GE1E1/L4 a 17"), 6),
 ];
 
 /// Games of `bench playouts` (each game's default ruleset).
-pub const PLAYOUT_GAMES: &[&str] = &["hat-diviyan-keliya", "awithlaknannai-mosona"];
+pub const PLAYOUT_GAMES: &[&str] = &["hat-diviyan-keliya", "awithlaknannai-mosona", "safari-dual"];
 
 /// Seed of the random games of `bench playouts`.
 pub const PLAYOUT_SEED: u64 = 2026;
@@ -91,13 +82,18 @@ fn session_for(case: &BenchCase) -> Box<dyn DynSession> {
     session
 }
 
-fn describe(case: &BenchCase, session: &dyn DynSession) -> String {
-    format!(
-        "{} {} | {}",
-        case.game,
-        session.ruleset(),
-        session.notation()
-    )
+/// `game [options]`, without a trailing blank for games without options.
+fn game_label(session: &dyn DynSession) -> String {
+    let ruleset = session.ruleset().to_string();
+    if ruleset.is_empty() {
+        session.game_id().to_string()
+    } else {
+        format!("{} {ruleset}", session.game_id())
+    }
+}
+
+fn describe(session: &dyn DynSession) -> String {
+    format!("{} | {}", game_label(session), session.notation())
 }
 
 /// Total nodes of `bench search`, the signature.
@@ -117,7 +113,7 @@ pub fn search_signature(out: Option<&Output>) -> (u64, u128) {
         if let Some(out) = out {
             out.line(&format!(
                 "info string bench {} | depth {} | nodes {} | bestmove {}",
-                describe(case, session.as_ref()),
+                describe(session.as_ref()),
                 case.depth,
                 result.nodes,
                 result.best.as_deref().unwrap_or("(none)")
@@ -149,7 +145,7 @@ pub fn run(kind: BenchKind, out: &Output) {
                 nodes += n;
                 out.line(&format!(
                     "info string perft {} | depth {} | nodes {} | time {} | nps {}",
-                    describe(case, session.as_ref()),
+                    describe(session.as_ref()),
                     case.depth,
                     n,
                     ms,
@@ -181,8 +177,8 @@ pub fn run(kind: BenchKind, out: &Output) {
                     ));
                 }
                 out.line(&format!(
-                    "info string playouts {id} {} | games {} | games/s {:.0} | moves/s {:.0} | avg length {:.2} |{shares} draw {:.4}",
-                    session.ruleset(),
+                    "info string playouts {} | games {} | games/s {:.0} | moves/s {:.0} | avg length {:.2} |{shares} draw {:.4}",
+                    game_label(session.as_ref()),
                     stats.games,
                     stats.games as f64 / secs,
                     stats.moves as f64 / secs,

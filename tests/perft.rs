@@ -87,3 +87,8 @@ fn hat_diviyan_keliya() {
 fn awithlaknannai_mosona() {
     run_game("awithlaknannai-mosona");
 }
+
+#[test]
+fn safari_dual() {
+    run_game("safari-dual");
+}

@@ -73,6 +73,7 @@ fn new_session<G: Game>(ruleset: Ruleset) -> Box<dyn DynSession> {
 pub static GAMES: &[GameEntry] = &[
     GameEntry::of::<games::hdk::Hdk>(),
     GameEntry::of::<games::awithlaknannai::Awithlaknannai>(),
+    GameEntry::of::<games::safari::Safari>(),
 ];
 
 /// The game named `name` (id or alias, any case).

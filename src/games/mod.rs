@@ -2,3 +2,5 @@
 
 pub mod awithlaknannai;
 pub mod hdk;
+pub mod safari;
+pub mod safari_eval;

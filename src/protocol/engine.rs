@@ -420,11 +420,13 @@ impl Engine {
     fn display(&self) {
         self.out.lines(&self.session.draw());
         let status = self.session.status();
-        self.out.line(&format!(
-            "Game: {} {}",
-            self.session.game_id(),
-            self.session.ruleset()
-        ));
+        let ruleset = self.session.ruleset().to_string();
+        if ruleset.is_empty() {
+            self.out.line(&format!("Game: {}", self.session.game_id()));
+        } else {
+            self.out
+                .line(&format!("Game: {} {ruleset}", self.session.game_id()));
+        }
         self.out
             .line(&format!("Notation: {}", self.session.notation()));
         self.out
