@@ -64,10 +64,17 @@ pub const PERFT_CASES: &[BenchCase] = &[
     case("awithlaknannai-mosona", &[], Some("B1B1B3/1W1B1W3/1B5W b 7"), 8),
     case("safari-dual", &[], None, 7),
     case("safari-dual", &[], Some("1g1el/1E1ge/2G1g/GE1E1/L4 a 17"), 6),
+    case("kilkenny-cats", &[], None, 3),
+    case("kilkenny-cats", &["players=4"], None, 3),
 ];
 
 /// Games of `bench playouts` (each game's default ruleset).
-pub const PLAYOUT_GAMES: &[&str] = &["hat-diviyan-keliya", "awithlaknannai-mosona", "safari-dual"];
+pub const PLAYOUT_GAMES: &[&str] = &[
+    "hat-diviyan-keliya",
+    "awithlaknannai-mosona",
+    "safari-dual",
+    "kilkenny-cats",
+];
 
 /// Seed of the random games of `bench playouts`.
 pub const PLAYOUT_SEED: u64 = 2026;

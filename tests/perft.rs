@@ -92,3 +92,8 @@ fn awithlaknannai_mosona() {
 fn safari_dual() {
     run_game("safari-dual");
 }
+
+#[test]
+fn kilkenny_cats() {
+    run_game("kilkenny-cats");
+}

@@ -74,6 +74,7 @@ pub static GAMES: &[GameEntry] = &[
     GameEntry::of::<games::hdk::Hdk>(),
     GameEntry::of::<games::awithlaknannai::Awithlaknannai>(),
     GameEntry::of::<games::safari::Safari>(),
+    GameEntry::of::<games::kilkenny::Kilkenny>(),
 ];
 
 /// The game named `name` (id or alias, any case).

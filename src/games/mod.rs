@@ -2,5 +2,6 @@
 
 pub mod awithlaknannai;
 pub mod hdk;
+pub mod kilkenny;
 pub mod safari;
 pub mod safari_eval;

@@ -1,0 +1,710 @@
+//! Kilkenny Cats: 2 to 4 players and a die (RULES.md section 4).
+//!
+//! A 16x16 frame, files a..p and ranks 1..16, square index
+//! `(rank - 1) * 16 + file`; the playable squares are b2..o15 and the only
+//! frame squares in play are the eight mice. Chance is a player: at the
+//! start of a turn the position awaits a roll, and the six rolls `r1`..`r6`
+//! are its moves, all equally likely. Then the seat to move plays a cat
+//! exactly that many squares in a straight line, or `pass` if it cannot.
+//!
+//! Seats are indexed in turn order S = 0, W = 1, N = 2, E = 3; the `players`
+//! option decides which are in play.
+
+use std::fmt;
+
+use crate::game::{Game, OptionSpec, Outcome, Ruleset, Seat};
+use crate::notation::{
+    number, parse_board, parse_points, resolve_points, write_row, FieldReader, MoveSyntaxError,
+    NotationError, PointName,
+};
+use crate::rng::zobrist_table;
+
+pub const SOUTH: Seat = 0;
+pub const WEST: Seat = 1;
+pub const NORTH: Seat = 2;
+pub const EAST: Seat = 3;
+
+const SIDE: usize = 16;
+const SQUARES: usize = SIDE * SIDE;
+const CATS: u8 = 8;
+const LETTERS: [char; 4] = ['S', 'W', 'N', 'E'];
+
+const fn square(file: usize, rank: usize) -> u8 {
+    ((rank - 1) * SIDE + file) as u8
+}
+
+/// The mice in notation order (h16 i16 h1 i1 p8 p9 a8 a9) and their seats.
+const MICE: [(u8, Seat); 8] = [
+    (square(7, 16), SOUTH),
+    (square(8, 16), SOUTH),
+    (square(7, 1), NORTH),
+    (square(8, 1), NORTH),
+    (square(15, 8), WEST),
+    (square(15, 9), WEST),
+    (square(0, 8), EAST),
+    (square(0, 9), EAST),
+];
+
+/// What a square is: playable, a seat's mouse, or out of play.
+#[derive(Clone, Copy, PartialEq, Eq, Debug)]
+enum Terrain {
+    Playable,
+    Mouse(Seat),
+    Off,
+}
+
+const fn terrain_table() -> [Terrain; SQUARES] {
+    let mut t = [Terrain::Off; SQUARES];
+    let mut s = 0;
+    while s < SQUARES {
+        let (file, rank) = (s % SIDE, s / SIDE + 1);
+        if file >= 1 && file <= 14 && rank >= 2 && rank <= 15 {
+            t[s] = Terrain::Playable;
+        }
+        s += 1;
+    }
+    let mut m = 0;
+    while m < MICE.len() {
+        t[MICE[m].0 as usize] = Terrain::Mouse(MICE[m].1);
+        m += 1;
+    }
+    t
+}
+
+static TERRAIN: [Terrain; SQUARES] = terrain_table();
+
+const DIRECTIONS: [(i8, i8); 8] = [
+    (0, 1),
+    (1, 1),
+    (1, 0),
+    (1, -1),
+    (0, -1),
+    (-1, -1),
+    (-1, 0),
+    (-1, 1),
+];
+
+/// The square `steps` away from `from` in direction `d`, if on the frame.
+fn offset(from: u8, d: usize, steps: i8) -> Option<u8> {
+    let (file, rank) = ((from as usize % SIDE) as i8, (from as usize / SIDE) as i8);
+    let (f, r) = (
+        file + DIRECTIONS[d].0 * steps,
+        rank + DIRECTIONS[d].1 * steps,
+    );
+    ((0..16).contains(&f) && (0..16).contains(&r)).then(|| (r as usize * SIDE + f as usize) as u8)
+}
+
+const KEY_CAT: usize = 0;
+const KEY_SIDE: usize = 4 * SQUARES;
+const KEY_ROLL: usize = KEY_SIDE + 4;
+const KEYS: [u64; KEY_ROLL + 7] = zobrist_table(0x4B49_4C4B);
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct KcRules {
+    pub players: u8,
+}
+
+static SEAT_ORDERS: [&[Seat]; 3] = [
+    &[SOUTH, NORTH],
+    &[SOUTH, WEST, NORTH],
+    &[SOUTH, WEST, NORTH, EAST],
+];
+
+fn seats_for(players: u8) -> &'static [Seat] {
+    SEAT_ORDERS[players as usize - 2]
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum KcMove {
+    Roll(u8),
+    Step { from: u8, to: u8 },
+    Pass,
+}
+
+fn square_name(s: u8) -> PointName {
+    PointName {
+        file: (b'a' + s % SIDE as u8) as char,
+        rank: (s as u32 / SIDE as u32) + 1,
+    }
+}
+
+fn square_index(p: PointName) -> Option<u8> {
+    let file = (p.file as u8).checked_sub(b'a')? as usize;
+    (file < SIDE && (1..=16).contains(&p.rank)).then(|| square(file, p.rank as usize))
+}
+
+impl fmt::Display for KcMove {
+    fn fmt(&self, f: &mut fmt::Formatter) -> fmt::Result {
+        match self {
+            KcMove::Roll(n) => write!(f, "r{n}"),
+            KcMove::Step { from, to } => write!(f, "{}{}", square_name(*from), square_name(*to)),
+            KcMove::Pass => f.write_str("pass"),
+        }
+    }
+}
+
+#[derive(Clone, Copy, Debug)]
+pub struct KcUndo {
+    captured: Option<Seat>,
+    side: Seat,
+    roll: Option<u8>,
+    clock: u32,
+    hash: u64,
+}
+
+/// A position of Kilkenny Cats.
+#[derive(Clone, PartialEq, Eq)]
+pub struct Kilkenny {
+    /// Seat + 1 of the cat on each square (mice included), 0 when empty.
+    board: [u8; SQUARES],
+    seats: &'static [Seat],
+    side: Seat,
+    roll: Option<u8>,
+    /// Cats of each seat on playable squares.
+    free: [u8; 4],
+    /// Cats of each seat on its mice.
+    home: [u8; 4],
+    clock: u32,
+    hash: u64,
+}
+
+impl fmt::Debug for Kilkenny {
+    fn fmt(&self, f: &mut fmt::Formatter) -> fmt::Result {
+        write!(f, "Kilkenny({self})")
+    }
+}
+
+impl Kilkenny {
+    pub fn cat(&self, s: u8) -> Option<Seat> {
+        self.board[s as usize].checked_sub(1)
+    }
+
+    pub fn roll(&self) -> Option<u8> {
+        self.roll
+    }
+
+    /// A seat is out when it has no cat left off its mice.
+    pub fn is_out(&self, seat: Seat) -> bool {
+        self.free[seat as usize] == 0
+    }
+
+    pub fn free_cats(&self, seat: Seat) -> u8 {
+        self.free[seat as usize]
+    }
+
+    pub fn cats_home(&self, seat: Seat) -> u8 {
+        self.home[seat as usize]
+    }
+
+    /// Squares of `seat`'s cats that can still move.
+    pub fn cats_of(&self, seat: Seat) -> impl Iterator<Item = u8> + '_ {
+        (0..SQUARES)
+            .filter(move |&s| self.board[s] == seat + 1 && TERRAIN[s] == Terrain::Playable)
+            .map(|s| s as u8)
+    }
+
+    fn compute_hash(&self) -> u64 {
+        let mut h = 0;
+        for (s, &c) in self.board.iter().enumerate() {
+            if c != 0 {
+                h ^= KEYS[KEY_CAT + (c as usize - 1) * SQUARES + s];
+            }
+        }
+        h ^ KEYS[KEY_SIDE + self.side as usize] ^ KEYS[KEY_ROLL + self.roll.unwrap_or(0) as usize]
+    }
+
+    /// The landing square of a move of `steps` from `from` in direction
+    /// `d` by `seat`, if the rules allow it.
+    fn landing(&self, from: u8, d: usize, steps: u8, seat: Seat) -> Option<u8> {
+        for k in 1..steps {
+            let s = offset(from, d, k as i8)?;
+            if TERRAIN[s as usize] != Terrain::Playable || self.board[s as usize] != 0 {
+                return None;
+            }
+        }
+        let to = offset(from, d, steps as i8)?;
+        let occupant = self.board[to as usize];
+        match TERRAIN[to as usize] {
+            Terrain::Playable if occupant == 0 || occupant != seat + 1 => Some(to),
+            Terrain::Mouse(owner) if owner == seat && occupant == 0 => Some(to),
+            _ => None,
+        }
+    }
+
+    /// The next seat in turn order that is not out, the mover last.
+    fn next_seat(&self, mover: Seat) -> Seat {
+        let n = self.seats.len();
+        let i = self.seats.iter().position(|&s| s == mover).unwrap_or(0);
+        (1..=n)
+            .map(|k| self.seats[(i + k) % n])
+            .find(|&s| !self.is_out(s))
+            .unwrap_or(self.seats[(i + 1) % n])
+    }
+
+    fn set_side(&mut self, side: Seat) {
+        self.hash ^= KEYS[KEY_SIDE + self.side as usize] ^ KEYS[KEY_SIDE + side as usize];
+        self.side = side;
+    }
+
+    fn set_roll(&mut self, roll: Option<u8>) {
+        self.hash ^= KEYS[KEY_ROLL + self.roll.unwrap_or(0) as usize]
+            ^ KEYS[KEY_ROLL + roll.unwrap_or(0) as usize];
+        self.roll = roll;
+    }
+
+    fn place(&mut self, s: u8, seat: Seat) {
+        self.board[s as usize] = seat + 1;
+        self.hash ^= KEYS[KEY_CAT + seat as usize * SQUARES + s as usize];
+        match TERRAIN[s as usize] {
+            Terrain::Playable => self.free[seat as usize] += 1,
+            _ => self.home[seat as usize] += 1,
+        }
+    }
+
+    fn remove(&mut self, s: u8) -> Seat {
+        let seat = self.board[s as usize] - 1;
+        self.board[s as usize] = 0;
+        self.hash ^= KEYS[KEY_CAT + seat as usize * SQUARES + s as usize];
+        match TERRAIN[s as usize] {
+            Terrain::Playable => self.free[seat as usize] -= 1,
+            _ => self.home[seat as usize] -= 1,
+        }
+        seat
+    }
+
+    /// Player moves for the current roll (without `pass`).
+    fn player_moves(&self, roll: u8, moves: &mut Vec<KcMove>) {
+        let seat = self.side;
+        for from in self.cats_of(seat) {
+            for d in 0..8 {
+                if let Some(to) = self.landing(from, d, roll, seat) {
+                    moves.push(KcMove::Step { from, to });
+                }
+            }
+        }
+    }
+
+    /// Distance in king moves from `s` to the nearest empty mouse of `seat`.
+    pub fn distance_home(&self, s: u8, seat: Seat) -> u8 {
+        let (f, r) = ((s as usize % SIDE) as i32, (s as usize / SIDE) as i32);
+        MICE.iter()
+            .filter(|(m, owner)| *owner == seat && self.board[*m as usize] == 0)
+            .map(|(m, _)| {
+                let (mf, mr) = ((*m as usize % SIDE) as i32, (*m as usize / SIDE) as i32);
+                (f - mf).abs().max((r - mr).abs()) as u8
+            })
+            .min()
+            .unwrap_or(0)
+    }
+}
+
+static OPTIONS: &[OptionSpec] = &[OptionSpec {
+    key: "players",
+    values: &["2", "3", "4"],
+}];
+
+/// The start rows: each seat's eight cats.
+fn start_squares(seat: Seat) -> impl Iterator<Item = u8> {
+    (0..8).map(move |i| match seat {
+        SOUTH => square(4 + i, 4),
+        NORTH => square(4 + i, 13),
+        WEST => square(3, 5 + i),
+        _ => square(12, 5 + i),
+    })
+}
+
+impl Game for Kilkenny {
+    type Move = KcMove;
+    type Undo = KcUndo;
+    type Rules = KcRules;
+
+    const ID: &'static str = "kilkenny-cats";
+    const ALIASES: &'static [&'static str] = &["kilkenny", "cats", "kc"];
+    const OPTIONS: &'static [OptionSpec] = OPTIONS;
+    const SEAT_LETTERS: &'static [char] = &['s', 'w', 'n', 'e'];
+    const HAS_CHANCE: bool = true;
+    const NO_PROGRESS_LIMIT: u32 = 200;
+
+    fn rules(ruleset: &Ruleset) -> KcRules {
+        KcRules {
+            players: ruleset
+                .value("players")
+                .parse()
+                .expect("players is 2, 3 or 4"),
+        }
+    }
+
+    fn start(rules: &KcRules) -> Kilkenny {
+        let mut p = Kilkenny {
+            board: [0; SQUARES],
+            seats: seats_for(rules.players),
+            side: SOUTH,
+            roll: None,
+            free: [0; 4],
+            home: [0; 4],
+            clock: 0,
+            hash: 0,
+        };
+        for &seat in p.seats {
+            for s in start_squares(seat) {
+                p.place(s, seat);
+            }
+        }
+        p.hash = p.compute_hash();
+        p
+    }
+
+    fn from_notation(rules: &KcRules, text: &str) -> Result<Kilkenny, NotationError> {
+        let mut fields = FieldReader::new(text)?;
+        let board_text = fields.next("board")?;
+        let rows = parse_board(board_text, &[14; 14], "SWNE").map_err(|e| match e {
+            NotationError::RowCount { found: 16, .. }
+            | NotationError::RowLength { found: 16, .. } => NotationError::Inconsistent(
+                "the board field lists only the playable squares b2..o15 (14 rows of 14); \
+                     a cat on the frame can only be on a mouse, given in the mice field",
+            ),
+            other => other,
+        })?;
+        let side_text = fields.next("side")?;
+        let roll_text = fields.next("roll")?;
+        let seats_text = fields.next("seats")?;
+        let mice_text = fields.next("mice")?;
+        let clock = fields.clock()?;
+        fields.finish()?;
+
+        let seats = seats_for(rules.players);
+        let expected_seats: String = seats
+            .iter()
+            .map(|&s| Self::SEAT_LETTERS[s as usize])
+            .collect();
+        if !seats_text.eq_ignore_ascii_case(&expected_seats) {
+            return Err(NotationError::BadField {
+                field: "seats",
+                text: seats_text.to_string(),
+                expected: match rules.players {
+                    2 => "sn (the seats in play with players=2, in turn order)",
+                    3 => "swn (the seats in play with players=3, in turn order)",
+                    _ => "swne (the seats in play with players=4, in turn order)",
+                },
+            });
+        }
+        let side =
+            crate::game::seat_from_letter::<Kilkenny>(side_text.chars().next().unwrap_or(' '))
+                .filter(|s| side_text.len() == 1 && seats.contains(s))
+                .ok_or_else(|| NotationError::BadField {
+                    field: "side",
+                    text: side_text.to_string(),
+                    expected: "the letter of a seat in play",
+                })?;
+        let roll = if roll_text == "-" {
+            None
+        } else {
+            let n = number(
+                "roll",
+                roll_text,
+                6,
+                "a roll 1 to 6, or - when the roll is to come",
+            )?;
+            if n == 0 {
+                return Err(NotationError::BadField {
+                    field: "roll",
+                    text: roll_text.to_string(),
+                    expected: "a roll 1 to 6, or - when the roll is to come",
+                });
+            }
+            Some(n as u8)
+        };
+
+        let mut p = Kilkenny {
+            board: [0; SQUARES],
+            seats,
+            side,
+            roll,
+            free: [0; 4],
+            home: [0; 4],
+            clock,
+            hash: 0,
+        };
+        for (i, row) in rows.iter().enumerate() {
+            let rank = 15 - i;
+            for (j, cell) in row.iter().enumerate() {
+                if let Some(letter) = cell {
+                    let seat = LETTERS
+                        .iter()
+                        .position(|c| c == letter)
+                        .expect("parse_board checked the letters")
+                        as Seat;
+                    if !seats.contains(&seat) {
+                        return Err(NotationError::Inconsistent(
+                            "a cat of a seat that is not in play",
+                        ));
+                    }
+                    p.place(square(j + 1, rank), seat);
+                }
+            }
+        }
+        let mice: Vec<char> = mice_text.chars().collect();
+        if mice.len() != 8 {
+            return Err(NotationError::BadField {
+                field: "mice",
+                text: mice_text.to_string(),
+                expected: "eight characters for h16 i16 h1 i1 p8 p9 a8 a9, each a cat letter or -",
+            });
+        }
+        for (&c, &(s, owner)) in mice.iter().zip(&MICE) {
+            if c == '-' {
+                continue;
+            }
+            match LETTERS.iter().position(|&l| l == c) {
+                Some(seat) if seat as Seat == owner && seats.contains(&owner) => p.place(s, owner),
+                Some(_) => {
+                    return Err(NotationError::Inconsistent(
+                        "a mouse holds a cat of another seat (h16 i16 are South's, h1 i1 North's, p8 p9 West's, a8 a9 East's)",
+                    ))
+                }
+                None => {
+                    return Err(NotationError::BadField {
+                        field: "mice",
+                        text: mice_text.to_string(),
+                        expected: "eight characters for h16 i16 h1 i1 p8 p9 a8 a9, each a cat letter or -",
+                    })
+                }
+            }
+        }
+        for &seat in seats {
+            let total = (p.free[seat as usize] + p.home[seat as usize]) as usize;
+            if total > CATS as usize {
+                return Err(NotationError::PieceCount {
+                    piece: "cats of one seat",
+                    found: total,
+                    expected: "at most 8",
+                });
+            }
+        }
+        if seats.iter().filter(|&&s| p.home[s as usize] == 2).count() > 1 {
+            return Err(NotationError::Inconsistent(
+                "more than one seat has filled both mice",
+            ));
+        }
+        p.hash = p.compute_hash();
+        Ok(p)
+    }
+
+    fn parse_move(text: &str) -> Result<KcMove, MoveSyntaxError> {
+        let lower = text.to_ascii_lowercase();
+        if lower == "pass" {
+            return Ok(KcMove::Pass);
+        }
+        if let Some(n) = lower.strip_prefix('r') {
+            if !n.is_empty() && n.bytes().all(|b| b.is_ascii_digit()) {
+                return match n.parse::<u8>() {
+                    Ok(roll @ 1..=6) => Ok(KcMove::Roll(roll)),
+                    _ => Err(MoveSyntaxError::Unreadable(text.to_string())),
+                };
+            }
+        }
+        let (drop, points) =
+            parse_points(text).ok_or_else(|| MoveSyntaxError::Unreadable(text.to_string()))?;
+        if drop {
+            return Err(MoveSyntaxError::Unreadable(text.to_string()));
+        }
+        let squares = resolve_points(text, &points, square_index)?;
+        match squares.as_slice() {
+            [from, to] => Ok(KcMove::Step {
+                from: *from,
+                to: *to,
+            }),
+            _ => Err(MoveSyntaxError::PointCount {
+                mv: text.to_string(),
+                found: squares.len(),
+            }),
+        }
+    }
+
+    fn seats(&self) -> &[Seat] {
+        self.seats
+    }
+
+    fn side(&self) -> Seat {
+        self.side
+    }
+
+    fn is_chance(&self) -> bool {
+        self.roll.is_none()
+    }
+
+    fn generate(&self, moves: &mut Vec<KcMove>) {
+        if self.outcome().is_some() {
+            return;
+        }
+        match self.roll {
+            None => moves.extend((1..=6).map(KcMove::Roll)),
+            Some(roll) => {
+                let start = moves.len();
+                self.player_moves(roll, moves);
+                if moves.len() == start {
+                    moves.push(KcMove::Pass);
+                }
+            }
+        }
+    }
+
+    fn play(&mut self, mv: KcMove) -> KcUndo {
+        let undo = KcUndo {
+            captured: None,
+            side: self.side,
+            roll: self.roll,
+            clock: self.clock,
+            hash: self.hash,
+        };
+        match mv {
+            KcMove::Roll(n) => {
+                self.set_roll(Some(n));
+                return undo;
+            }
+            KcMove::Pass => self.clock += 1,
+            KcMove::Step { from, to } => {
+                let seat = self.remove(from);
+                let captured = (self.board[to as usize] != 0).then(|| self.remove(to));
+                self.place(to, seat);
+                let landed = TERRAIN[to as usize] != Terrain::Playable;
+                self.clock = if captured.is_some() || landed {
+                    0
+                } else {
+                    self.clock + 1
+                };
+                self.set_roll(None);
+                let next = self.next_seat(undo.side);
+                self.set_side(next);
+                return KcUndo { captured, ..undo };
+            }
+        }
+        self.set_roll(None);
+        let next = self.next_seat(undo.side);
+        self.set_side(next);
+        undo
+    }
+
+    fn undo(&mut self, mv: KcMove, undo: KcUndo) {
+        if let KcMove::Step { from, to } = mv {
+            let seat = self.remove(to);
+            self.place(from, seat);
+            if let Some(victim) = undo.captured {
+                self.place(to, victim);
+            }
+        }
+        self.side = undo.side;
+        self.roll = undo.roll;
+        self.clock = undo.clock;
+        self.hash = undo.hash;
+    }
+
+    fn outcome(&self) -> Option<Outcome> {
+        if let Some(&winner) = self.seats.iter().find(|&&s| self.home[s as usize] == 2) {
+            return Some(Outcome::Win(winner));
+        }
+        let mut alive = self.seats.iter().filter(|&&s| !self.is_out(s));
+        match (alive.next(), alive.next()) {
+            (None, _) => Some(Outcome::Draw),
+            (Some(&last), None) => Some(Outcome::Win(last)),
+            _ => None,
+        }
+    }
+
+    fn clock(&self) -> u32 {
+        self.clock
+    }
+
+    fn hash(&self) -> u64 {
+        self.hash
+    }
+
+    fn is_capture(&self, mv: KcMove) -> bool {
+        match mv {
+            KcMove::Step { to, .. } => {
+                self.board[to as usize] != 0 || TERRAIN[to as usize] != Terrain::Playable
+            }
+            _ => false,
+        }
+    }
+
+    fn draw(&self) -> String {
+        let mut out = String::from("    a b c d e f g h i j k l m n o p\n");
+        for rank in (1..=16).rev() {
+            let mut line = format!("{rank:>2}  ");
+            for file in 0..SIDE {
+                let s = square(file, rank);
+                let c = match (TERRAIN[s as usize], self.board[s as usize]) {
+                    (_, c) if c != 0 => LETTERS[c as usize - 1],
+                    (Terrain::Playable, _) => '.',
+                    (Terrain::Mouse(_), _) => 'o',
+                    (Terrain::Off, _) => ' ',
+                };
+                line.push(c);
+                line.push(' ');
+            }
+            out.push_str(line.trim_end());
+            out.push('\n');
+        }
+        out.push_str("Mice (o = empty): h16 i16 South, h1 i1 North, p8 p9 West, a8 a9 East\n");
+        let seats: Vec<String> = self
+            .seats
+            .iter()
+            .map(|&s| {
+                let status = if self.home[s as usize] == 2 {
+                    "won".to_string()
+                } else if self.is_out(s) {
+                    "out".to_string()
+                } else {
+                    format!(
+                        "{} free, {} home",
+                        self.free[s as usize], self.home[s as usize]
+                    )
+                };
+                format!("{} ({status})", Self::SEAT_LETTERS[s as usize])
+            })
+            .collect();
+        out.push_str(&format!("Seats: {}\n", seats.join(", ")));
+        match self.roll {
+            None => out.push_str(&format!(
+                "Roll: - ({} to roll)  Clock: {}\n",
+                Self::SEAT_LETTERS[self.side as usize],
+                self.clock
+            )),
+            Some(n) => out.push_str(&format!("Roll: {n}  Clock: {}\n", self.clock)),
+        }
+        out
+    }
+}
+
+impl fmt::Display for Kilkenny {
+    /// `<rank15>/.../<rank2> <side> <roll> <seats> <mice> <clock>`.
+    fn fmt(&self, f: &mut fmt::Formatter) -> fmt::Result {
+        for rank in (2..=15).rev() {
+            write_row(
+                f,
+                (1..=14).map(|file| self.cat(square(file, rank)).map(|s| LETTERS[s as usize])),
+            )?;
+            if rank > 2 {
+                f.write_str("/")?;
+            }
+        }
+        write!(f, " {} ", Self::SEAT_LETTERS[self.side as usize])?;
+        match self.roll {
+            Some(n) => write!(f, "{n}")?,
+            None => f.write_str("-")?,
+        }
+        f.write_str(" ")?;
+        for &s in self.seats {
+            write!(f, "{}", Self::SEAT_LETTERS[s as usize])?;
+        }
+        f.write_str(" ")?;
+        for (m, _) in MICE {
+            match self.cat(m) {
+                Some(seat) => write!(f, "{}", LETTERS[seat as usize])?,
+                None => f.write_str("-")?,
+            }
+        }
+        write!(f, " {}", self.clock)
+    }
+}
