@@ -162,7 +162,7 @@ fn d_prints_board_notation_side_and_status() {
 
 #[test]
 fn go_prints_info_then_a_legal_bestmove() {
-    let out = engine(&["position startpos moves @b1 @b2", "go depth 4", "legal"]);
+    let out = engine(&["newgame safari-dual", "go depth 4", "legal"]);
     let info: Vec<&str> = out
         .lines()
         .filter(|l| l.starts_with("info depth "))
@@ -402,4 +402,69 @@ fn debug_logging_shows_lines_in_and_out_on_stderr() {
     assert!(stderr.contains("in: isready"), "{stderr}");
     assert!(stderr.contains("out: readyok"), "{stderr}");
     assert_eq!(String::from_utf8_lossy(&out.stdout), "readyok\n");
+}
+
+#[test]
+fn solved_games_play_perfectly_with_exact_scores() {
+    // Default ruleset: every tiger drop loses in 7 moves.
+    let out = engine(&["go depth 3"]);
+    assert!(out.contains(" score loss 7 "), "{out}");
+    // start=apex: the leopards win in 7 moves, dropping on the base row.
+    let out = engine(&["newgame hdk start=apex", "go movetime 100"]);
+    assert!(out.contains(" score win 7 "), "{out}");
+    let best = common::last_value(&out, "bestmove ");
+    assert!(["@a4", "@b4", "@c4"].contains(&best), "{best}");
+}
+
+#[test]
+fn solve_prints_the_value_of_the_position_and_of_each_move() {
+    let out = engine(&["newgame hdk start=apex", "solve"]);
+    assert!(out.contains("@a4: win 7\n"), "{out}");
+    assert!(out.contains("@a2: win 8\n"), "{out}");
+    assert!(out.ends_with("\nValue: win 7\n"), "{out}");
+    let out = engine(&["newgame safari-dual", "solve"]);
+    assert_eq!(errors(&out), ["info string error: solve: safari-dual has too many positions to solve; only games with a solved table can be"]);
+}
+
+#[test]
+fn skill_zero_is_a_seeded_random_move() {
+    let pick = |seed: &str| {
+        let out = engine(&[
+            "newgame safari-dual",
+            "setoption name Skill value 0",
+            &format!("setoption name Seed value {seed}"),
+            "go depth 5",
+        ]);
+        common::last_value(&out, "bestmove ").to_string()
+    };
+    let moves: std::collections::BTreeSet<String> = (0..12).map(|s| pick(&s.to_string())).collect();
+    assert!(moves.len() >= 4, "seeds give different moves: {moves:?}");
+    assert_eq!(pick("7"), pick("7"), "the same seed gives the same move");
+    let out = engine(&["setoption name Skill value 21"]);
+    assert_eq!(errors(&out).len(), 1);
+}
+
+#[test]
+fn greedy_skill_takes_an_immediate_capture() {
+    // Safari: the elephant on c2 can capture in two directions at once.
+    let out = engine(&[
+        "newgame safari",
+        "position fen 4l/5/Eg1gE/2E2/L4 r 0",
+        "setoption name Skill value 1",
+        "go depth 1",
+    ]);
+    assert_eq!(common::last_value(&out, "bestmove "), "c2c3");
+}
+
+#[test]
+fn dice_and_multi_seat_games_search_after_the_roll() {
+    for setup in ["newgame kilkenny-cats", "newgame kilkenny-cats players=4"] {
+        let out = engine(&[setup, "move r3", "go depth 2", "legal"]);
+        let best = common::last_value(&out, "bestmove ");
+        assert!(
+            legal(&out).iter().any(|m| m == best),
+            "{best} not legal: {out}"
+        );
+        assert!(out.contains("info depth 2 "), "{out}");
+    }
 }

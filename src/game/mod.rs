@@ -154,6 +154,29 @@ pub trait Game: Clone + PartialEq + Eq + fmt::Debug + fmt::Display + Send + Sync
         0
     }
 
+    /// For games small enough to solve by retrograde analysis: an exact,
+    /// compact key of everything but the clock (positions with equal keys
+    /// are the same position). `None`, the default, means "do not solve".
+    fn solver_key(&self) -> Option<u64> {
+        None
+    }
+
+    /// Index of a move for history tables, below [`Game::MOVE_KEYS`].
+    fn move_key(mv: Self::Move) -> usize;
+    /// Size of the history table of a seat.
+    const MOVE_KEYS: usize;
+
+    /// Static evaluation from the point of view of `seat`, for searches
+    /// over more than two seats or with chance: by default the two-seat
+    /// evaluation, negated for the side not to move.
+    fn evaluate_for(&self, seat: Seat) -> i32 {
+        if seat == self.side() {
+            self.evaluate()
+        } else {
+            -self.evaluate()
+        }
+    }
+
     /// Letter of a seat.
     fn seat_letter(seat: Seat) -> char {
         Self::SEAT_LETTERS[seat as usize]

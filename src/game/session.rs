@@ -187,6 +187,9 @@ pub trait DynSession: Send + Sync {
     fn moves_played(&self) -> Vec<String>;
     /// The side to move's place in the seat order, and the number of seats.
     fn seat_order(&self) -> (usize, usize);
+    /// The solved value of the position and of each legal move, for games
+    /// small enough to solve.
+    fn solve(&self) -> Option<(String, Vec<(String, String)>)>;
     /// Random games from the current position (see [`super::playout`]).
     fn playouts(&self, games: u64, seed: u64) -> super::playout::PlayoutStats;
     /// Searches the current position with the algorithm that fits the game.
@@ -309,6 +312,16 @@ impl<G: Game> DynSession for Session<G> {
             seats.iter().position(|&s| s == side).unwrap_or(0),
             seats.len(),
         )
+    }
+
+    fn solve(&self) -> Option<(String, Vec<(String, String)>)> {
+        let analysis = search::solved::analyse(self)?;
+        let moves = analysis
+            .moves
+            .iter()
+            .map(|(mv, value)| (mv.to_string(), value.to_string()))
+            .collect();
+        Some((analysis.value.to_string(), moves))
     }
 
     fn playouts(&self, games: u64, seed: u64) -> super::playout::PlayoutStats {

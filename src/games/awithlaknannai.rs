@@ -649,6 +649,13 @@ impl Game for Awithlaknannai {
         self.hash
     }
 
+    const MOVE_KEYS: usize = 2 * 32 * 32;
+
+    fn move_key(mv: AwMove) -> usize {
+        // Steps and leaps between the same points learn separately.
+        (usize::from(mv.is_leap()) * 32 + mv.from() as usize) * 32 + mv.to() as usize
+    }
+
     fn is_capture(&self, mv: AwMove) -> bool {
         mv.is_leap()
     }

@@ -522,6 +522,26 @@ impl Game for Hdk {
         self.hash
     }
 
+    fn solver_key(&self) -> Option<u64> {
+        Some(
+            self.tigers as u64
+                | (self.leopards as u64) << 13
+                | (self.tigers_in_hand as u64) << 26
+                | (self.leopards_in_hand as u64) << 28
+                | (self.side as u64) << 32,
+        )
+    }
+
+    const MOVE_KEYS: usize = 16 + 2 * 256;
+
+    fn move_key(mv: HdkMove) -> usize {
+        match mv {
+            HdkMove::Drop(p) => p as usize,
+            HdkMove::Step(a, b) => 16 + a as usize * 16 + b as usize,
+            HdkMove::Jump(a, _, c) => 16 + 256 + a as usize * 16 + c as usize,
+        }
+    }
+
     fn is_capture(&self, mv: HdkMove) -> bool {
         matches!(mv, HdkMove::Jump(..))
     }

@@ -162,6 +162,8 @@ pub struct Kilkenny {
     roll: Option<u8>,
     /// Cats of each seat on playable squares.
     free: [u8; 4],
+    /// The squares of those cats, as 256-bit masks.
+    free_mask: [[u64; 4]; 4],
     /// Cats of each seat on its mice.
     home: [u8; 4],
     clock: u32,
@@ -196,11 +198,19 @@ impl Kilkenny {
         self.home[seat as usize]
     }
 
-    /// Squares of `seat`'s cats that can still move.
+    /// Squares of `seat`'s cats that can still move, in square order.
     pub fn cats_of(&self, seat: Seat) -> impl Iterator<Item = u8> + '_ {
-        (0..SQUARES)
-            .filter(move |&s| self.board[s] == seat + 1 && TERRAIN[s] == Terrain::Playable)
-            .map(|s| s as u8)
+        let masks = self.free_mask[seat as usize];
+        (0..4).flat_map(move |word| {
+            let mut bits = masks[word];
+            std::iter::from_fn(move || {
+                (bits != 0).then(|| {
+                    let i = bits.trailing_zeros();
+                    bits &= bits - 1;
+                    (word as u32 * 64 + i) as u8
+                })
+            })
+        })
     }
 
     fn compute_hash(&self) -> u64 {
@@ -256,7 +266,10 @@ impl Kilkenny {
         self.board[s as usize] = seat + 1;
         self.hash ^= KEYS[KEY_CAT + seat as usize * SQUARES + s as usize];
         match TERRAIN[s as usize] {
-            Terrain::Playable => self.free[seat as usize] += 1,
+            Terrain::Playable => {
+                self.free[seat as usize] += 1;
+                self.free_mask[seat as usize][s as usize / 64] |= 1 << (s % 64);
+            }
             _ => self.home[seat as usize] += 1,
         }
     }
@@ -266,7 +279,10 @@ impl Kilkenny {
         self.board[s as usize] = 0;
         self.hash ^= KEYS[KEY_CAT + seat as usize * SQUARES + s as usize];
         match TERRAIN[s as usize] {
-            Terrain::Playable => self.free[seat as usize] -= 1,
+            Terrain::Playable => {
+                self.free[seat as usize] -= 1;
+                self.free_mask[seat as usize][s as usize / 64] &= !(1 << (s % 64));
+            }
             _ => self.home[seat as usize] -= 1,
         }
         seat
@@ -282,6 +298,26 @@ impl Kilkenny {
                 }
             }
         }
+    }
+
+    /// Whether an enemy cat could land on `s` with some roll: along each
+    /// line, the first cat within six squares, if an enemy's, can.
+    pub fn reachable_by_enemy(&self, s: u8, seat: Seat) -> bool {
+        (0..8).any(|d| {
+            for k in 1..=6 {
+                let Some(from) = offset(s, d, k) else {
+                    return false;
+                };
+                if TERRAIN[from as usize] != Terrain::Playable {
+                    return false;
+                }
+                let c = self.board[from as usize];
+                if c != 0 {
+                    return c != seat + 1;
+                }
+            }
+            false
+        })
     }
 
     /// Distance in king moves from `s` to the nearest empty mouse of `seat`.
@@ -341,6 +377,7 @@ impl Game for Kilkenny {
             side: SOUTH,
             roll: None,
             free: [0; 4],
+            free_mask: [[0; 4]; 4],
             home: [0; 4],
             clock: 0,
             hash: 0,
@@ -421,6 +458,7 @@ impl Game for Kilkenny {
             side,
             roll,
             free: [0; 4],
+            free_mask: [[0; 4]; 4],
             home: [0; 4],
             clock,
             hash: 0,
@@ -617,6 +655,24 @@ impl Game for Kilkenny {
 
     fn hash(&self) -> u64 {
         self.hash
+    }
+
+    const MOVE_KEYS: usize = SQUARES * SQUARES + 8;
+
+    fn move_key(mv: KcMove) -> usize {
+        match mv {
+            KcMove::Step { from, to } => from as usize * SQUARES + to as usize,
+            KcMove::Roll(n) => SQUARES * SQUARES + n as usize,
+            KcMove::Pass => SQUARES * SQUARES,
+        }
+    }
+
+    fn evaluate(&self) -> i32 {
+        super::kilkenny_eval::evaluate_for(self, self.side)
+    }
+
+    fn evaluate_for(&self, seat: Seat) -> i32 {
+        super::kilkenny_eval::evaluate_for(self, seat)
     }
 
     fn is_capture(&self, mv: KcMove) -> bool {

@@ -3,5 +3,6 @@
 pub mod awithlaknannai;
 pub mod hdk;
 pub mod kilkenny;
+pub mod kilkenny_eval;
 pub mod safari;
 pub mod safari_eval;

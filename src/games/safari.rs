@@ -147,6 +147,25 @@ const fn rays() -> [[[u8; 5]; 8]; SQUARES] {
 const NONE: u8 = u8::MAX;
 static NEIGHBOURS: [u32; SQUARES] = neighbour_masks();
 static RAYS: [[[u8; 5]; 8]; SQUARES] = rays();
+static DIRECTION_TO: [[u8; SQUARES]; SQUARES] = directions_to();
+
+/// The direction from a square to each of its neighbours.
+const fn directions_to() -> [[u8; SQUARES]; SQUARES] {
+    let rays = rays();
+    let mut table = [[NONE; SQUARES]; SQUARES];
+    let mut s = 0;
+    while s < SQUARES {
+        let mut d = 0;
+        while d < 8 {
+            if rays[s][d][0] != NONE {
+                table[s][rays[s][d][0] as usize] = d as u8;
+            }
+            d += 1;
+        }
+        s += 1;
+    }
+    table
+}
 const KEYS: [u64; 6 * SQUARES + 1] = zobrist_table(0x5341_4641);
 const KEY_SIDE: usize = 6 * SQUARES;
 
@@ -187,6 +206,8 @@ pub struct SafariUndo {
 pub struct Safari {
     board: [Option<Piece>; SQUARES],
     occupied: [u32; 2],
+    /// Square of each seat's lion, `NONE` once captured.
+    lions: [u8; 2],
     side: Seat,
     clock: u32,
     hash: u64,
@@ -214,13 +235,8 @@ impl Safari {
     }
 
     pub fn lion(&self, seat: Seat) -> Option<u8> {
-        bits(self.occupied[seat as usize]).find(|&s| {
-            self.board[s as usize]
-                == Some(Piece {
-                    owner: seat,
-                    kind: Kind::Lion,
-                })
-        })
+        let s = self.lions[seat as usize];
+        (s != NONE).then_some(s)
     }
 
     /// Elephants and giraffes of `seat` still on the board.
@@ -236,8 +252,11 @@ impl Safari {
     /// Squares of the enemy pieces the move would capture, by kind.
     pub fn captures(&self, mv: SafariMove) -> [u32; 3] {
         let mover = self.board[mv.from as usize].expect("a move starts on a piece");
+        let enemy = self.occupied[1 - mover.owner as usize];
         let mut captured = [0u32; 3];
-        for ray in &RAYS[mv.to as usize] {
+        // A walk captures only if it starts on an enemy piece.
+        for first in bits(NEIGHBOURS[mv.to as usize] & enemy) {
+            let ray = &RAYS[mv.to as usize][DIRECTION_TO[mv.to as usize][first as usize] as usize];
             let mut passed = [0u32; 3];
             let mut any = false;
             for &s in ray.iter().take_while(|&&s| s != NONE) {
@@ -321,6 +340,9 @@ impl Safari {
     }
 
     fn put(&mut self, s: usize, piece: Piece) {
+        if piece.kind == Kind::Lion {
+            self.lions[piece.owner as usize] = s as u8;
+        }
         self.board[s] = Some(piece);
         self.occupied[piece.owner as usize] |= 1 << s;
         self.hash ^= piece.key(s);
@@ -328,6 +350,9 @@ impl Safari {
 
     fn take(&mut self, s: usize) -> Piece {
         let piece = self.board[s].take().expect("a piece to take");
+        if piece.kind == Kind::Lion {
+            self.lions[piece.owner as usize] = NONE;
+        }
         self.occupied[piece.owner as usize] &= !(1 << s);
         self.hash ^= piece.key(s);
         piece
@@ -372,6 +397,7 @@ impl Game for Safari {
         let mut p = Safari {
             board: [None; SQUARES],
             occupied: [0; 2],
+            lions: [NONE; 2],
             side,
             clock,
             hash: 0,
@@ -532,6 +558,12 @@ impl Game for Safari {
 
     fn hash(&self) -> u64 {
         self.hash
+    }
+
+    const MOVE_KEYS: usize = SQUARES * SQUARES;
+
+    fn move_key(mv: SafariMove) -> usize {
+        mv.from as usize * SQUARES + mv.to as usize
     }
 
     fn is_capture(&self, mv: SafariMove) -> bool {

@@ -62,7 +62,19 @@ const THREADS: Spin = Spin {
     min: 1,
     max: 256,
 };
-const SPINS: [&Spin; 2] = [&HASH, &THREADS];
+const SKILL: Spin = Spin {
+    name: "Skill",
+    default: 20,
+    min: 0,
+    max: 20,
+};
+const SEED: Spin = Spin {
+    name: "Seed",
+    default: 0,
+    min: 0,
+    max: i64::MAX as u64,
+};
+const SPINS: [&Spin; 4] = [&HASH, &THREADS, &SKILL, &SEED];
 
 /// Problems with a well-formed command that the engine cannot carry out.
 #[derive(Debug)]
@@ -76,6 +88,7 @@ enum EngineError {
     },
     OptionNeedsValue(&'static str),
     AwaitingRoll,
+    NotSolvable(&'static str),
 }
 
 impl fmt::Display for EngineError {
@@ -98,6 +111,10 @@ impl fmt::Display for EngineError {
             EngineError::OptionNeedsValue(name) => {
                 write!(f, "option {name} needs 'value <number>'")
             }
+            EngineError::NotSolvable(game) => write!(
+                f,
+                "solve: {game} has too many positions to solve; only games with a solved table can be"
+            ),
             EngineError::AwaitingRoll => write!(
                 f,
                 "go: the position awaits a die roll; play the roll as a move (r1..r6)"
@@ -318,7 +335,7 @@ impl Engine {
                     self.out.line(&format!("legal {}", moves.join(" ")));
                 }
             }
-            Command::Solve => self.out.error(&"solve: not available for this game"),
+            Command::Solve => self.solve(),
             Command::Bench(kind) => self.bench(kind),
             Command::Help => self.help(),
         }
@@ -356,6 +373,8 @@ impl Engine {
         match spin.name {
             "Hash" => self.shared = Arc::new(Shared::new(number as usize)),
             "Threads" => self.settings.threads = number as usize,
+            "Skill" => self.settings.skill = number as u8,
+            "Seed" => self.settings.seed = number,
             other => unreachable!("option {other} is listed but not handled"),
         }
         Ok(())
@@ -406,6 +425,21 @@ impl Engine {
             }
         });
         self.running = Some(Running { handle, unbounded });
+    }
+
+    fn solve(&self) {
+        match self.session.solve() {
+            None => self
+                .out
+                .error(&EngineError::NotSolvable(self.session.game_id())),
+            Some((value, moves)) => {
+                for (mv, value) in moves {
+                    self.out.line(&format!("{mv}: {value}"));
+                }
+                self.out.line("");
+                self.out.line(&format!("Value: {value}"));
+            }
+        }
     }
 
     fn perft(&self, depth: u32) {
@@ -464,7 +498,7 @@ impl Engine {
 const HELP: &str = "\
 Commands (see protocol.md):
   uci | isready | ucinewgame | quit | stop
-  setoption name <Hash|Threads> value <n>
+  setoption name <Hash|Threads|Skill|Seed> value <n>
   newgame <game> [key=value ...]     select a game and ruleset, start position
   position startpos|fen <notation> [moves <m> ...]
   move <m> [<m> ...]                 play moves on the current position
@@ -472,6 +506,7 @@ Commands (see protocol.md):
      [time ms] [inc ms] [movestogo n] [infinite]
   go perft <n> | perft <n>           count leaf nodes, split by root move
   legal                              list the legal moves
+  solve                              exact value of the position and each move (solvable games)
   d                                  draw the board, notation, side and status
   bench [search|perft|playouts [n]]  speed measurements
   help";

@@ -1,7 +1,9 @@
 //! Principal-variation alpha-beta for deterministic two-seat games:
-//! iterative deepening, a shared transposition table, move ordering (hash
-//! move, captures, killers, history), quiescence over captures, and Lazy SMP
-//! (helper threads search the same tree and meet through the table).
+//! iterative deepening with aspiration windows, a shared transposition
+//! table, move ordering (hash move, captures, killers, history), late-move
+//! reductions, quiescence over captures (every move when captures are
+//! forced), and Lazy SMP: helper threads search the same tree and meet
+//! through the table.
 
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::time::Instant;
@@ -15,7 +17,8 @@ use crate::game::Game;
 const INFINITY: i32 = WIN + 1;
 /// Nodes between looks at the clock and the stop flag.
 const CHECK_EVERY: u64 = 1024;
-const MAX_QUIESCENCE_PLY: usize = 24;
+const MAX_QUIESCENCE_PLY: usize = 16;
+const ASPIRATION: i32 = 40;
 
 /// Searches the session's position; the main thread reports.
 pub fn search<G: Game>(
@@ -61,6 +64,44 @@ pub fn search<G: Game>(
     }
 }
 
+/// Scores of each root move searched to `depth`, for weakened play.
+pub fn root_scores<G: Game>(
+    session: &Session<G>,
+    depth: u32,
+    shared: &Shared,
+) -> Vec<(G::Move, i32)> {
+    let nodes = AtomicU64::new(0);
+    let limits = Limits::depth(depth);
+    let watch = Watch {
+        shared,
+        limits: &limits,
+        start: Instant::now(),
+        nodes: &nodes,
+    };
+    let done = AtomicBool::new(false);
+    let mut worker = Worker::new(0, session, &watch, &done);
+    worker.may_abort = false;
+    let mut moves = Vec::new();
+    session.legal(&mut moves);
+    let side = session.position().side();
+    moves
+        .into_iter()
+        .map(|mv| {
+            let undo = worker.position.play(mv);
+            worker.path.push(worker.position.hash());
+            let s = worker.negamax(depth as i32 - 1, 1, -INFINITY, INFINITY);
+            let score = if worker.position.side() == side {
+                s
+            } else {
+                -s
+            };
+            worker.path.pop();
+            worker.position.undo(mv, undo);
+            (mv, score)
+        })
+        .collect()
+}
+
 /// One search thread with its own position, move lists and heuristics.
 struct Worker<'a, G: Game> {
     id: usize,
@@ -72,6 +113,8 @@ struct Worker<'a, G: Game> {
     lists: Vec<Vec<G::Move>>,
     order: Vec<Vec<i32>>,
     killers: Vec<[Option<G::Move>; 2]>,
+    /// History of quiet moves that caused cut-offs, per seat.
+    history: Vec<i32>,
     pv: Vec<Vec<G::Move>>,
     unflushed: u64,
     seldepth: usize,
@@ -91,6 +134,7 @@ impl<'a, G: Game> Worker<'a, G> {
             lists: (0..MAX_PLY + 1).map(|_| Vec::with_capacity(64)).collect(),
             order: (0..MAX_PLY + 1).map(|_| Vec::with_capacity(64)).collect(),
             killers: vec![[None, None]; MAX_PLY + 1],
+            history: vec![0; 2 * G::MOVE_KEYS],
             pv: (0..MAX_PLY + 1).map(|_| Vec::new()).collect(),
             unflushed: 0,
             seldepth: 0,
@@ -106,10 +150,12 @@ impl<'a, G: Game> Worker<'a, G> {
             .unwrap_or(MAX_PLY as u32 - 4)
             .clamp(1, MAX_PLY as u32 - 4);
         let mut best: Option<(G::Move, i32)> = None;
+        // Helpers start one ply deeper on odd ids so threads spread out.
         let mut depth = 1 + (self.id as u32 & 1);
+        let mut previous = 0;
         while depth <= max_depth {
             self.seldepth = 0;
-            let score = self.negamax(depth as i32, 0, -INFINITY, INFINITY);
+            let score = self.aspiration(depth, previous);
             if self.aborted && best.is_some() {
                 break;
             }
@@ -117,9 +163,10 @@ impl<'a, G: Game> Worker<'a, G> {
                 best = Some((mv, score));
                 self.may_abort = true;
             }
+            previous = score;
             if let Some(reporter) = reporter.as_deref_mut() {
                 self.flush();
-                let info = Info {
+                reporter.info(&Info {
                     depth,
                     seldepth: self.seldepth as u32,
                     score: Score::from_internal(score),
@@ -127,8 +174,7 @@ impl<'a, G: Game> Worker<'a, G> {
                     time_ms: self.watch.elapsed_ms(),
                     hashfull: self.watch.shared.tt.hashfull(),
                     pv: self.pv[0].iter().map(|m| m.to_string()).collect(),
-                };
-                reporter.info(&info);
+                });
             }
             if self.aborted || self.done.load(Ordering::Relaxed) {
                 break;
@@ -150,6 +196,34 @@ impl<'a, G: Game> Worker<'a, G> {
             best: Some(mv.to_string()),
             score: Score::from_internal(score),
             nodes: 0,
+        }
+    }
+
+    /// A root search in a window around the previous score, widened on
+    /// failure.
+    fn aspiration(&mut self, depth: u32, previous: i32) -> i32 {
+        if depth < 5 || previous.abs() >= DECIDED {
+            return self.negamax(depth as i32, 0, -INFINITY, INFINITY);
+        }
+        let mut delta = ASPIRATION;
+        let (mut alpha, mut beta) = (previous - delta, previous + delta);
+        loop {
+            let score = self.negamax(depth as i32, 0, alpha, beta);
+            if self.aborted {
+                return score;
+            }
+            if score <= alpha {
+                alpha = (score - delta).max(-INFINITY);
+            } else if score >= beta {
+                beta = (score + delta).min(INFINITY);
+            } else {
+                return score;
+            }
+            delta *= 3;
+            if delta > 2000 {
+                alpha = -INFINITY;
+                beta = INFINITY;
+            }
         }
     }
 
@@ -175,16 +249,25 @@ impl<'a, G: Game> Worker<'a, G> {
 
     /// Score of the position if a draw rule ends the game here.
     fn draw_by_rule(&self, ply: usize) -> Option<i32> {
-        if self.position.clock() >= G::NO_PROGRESS_LIMIT {
+        let clock = self.position.clock();
+        if clock >= G::NO_PROGRESS_LIMIT {
             let outcome = self.position.no_progress_outcome();
             return Some(outcome_score(outcome, self.position.side(), ply));
         }
-        if ply > 0 {
-            // Within the search one repetition is scored as the draw it can
-            // be forced into; the game history counts in full.
+        if ply > 0 && clock >= 4 {
+            // One repetition inside the search counts as the draw it can be
+            // forced into. Nothing before the last progress can recur, so
+            // the scan stops there.
             let key = *self.path.last().expect("path holds the current position");
-            let earlier = &self.path[..self.path.len() - 1];
-            if earlier.iter().rev().any(|&h| h == key) {
+            let n = self.path.len();
+            let window = (clock as usize).min(n - 1);
+            if self.path[n - 1 - window..n - 1]
+                .iter()
+                .rev()
+                .skip(1)
+                .step_by(2)
+                .any(|&h| h == key)
+            {
                 return Some(0);
             }
         }
@@ -216,11 +299,20 @@ impl<'a, G: Game> Worker<'a, G> {
             self.lists[ply] = moves;
             return score;
         }
+        // Mate-distance pruning: nothing here beats a win found nearer.
+        let (alpha_floor, beta_cap) = (-(WIN - ply as i32), WIN - ply as i32 - 1);
+        if alpha_floor >= beta || beta_cap <= alpha {
+            self.lists[ply] = moves;
+            return if alpha_floor >= beta {
+                alpha_floor
+            } else {
+                beta_cap
+            };
+        }
 
         let key = self.position.hash();
-        let entry = self.watch.shared.tt.probe(key);
         let mut hash_move = None;
-        if let Some(e) = entry {
+        if let Some(e) = self.watch.shared.tt.probe(key) {
             hash_move = e.move_index.filter(|&i| (i as usize) < moves.len());
             if ply > 0 && e.depth as i32 >= depth {
                 let score = from_table(e.score, ply);
@@ -241,33 +333,36 @@ impl<'a, G: Game> Worker<'a, G> {
         let mut best_score = -INFINITY;
         let mut best_index = 0usize;
         let side = self.position.side();
+        let pv_node = beta - alpha > 1;
         for n in 0..moves.len() {
-            let i = self.pick(ply);
+            let (i, key_value) = self.pick(ply);
             let mv = moves[i];
+            let quiet = match key_value {
+                CAPTURE_KEY => false,
+                HASH_KEY => !self.position.is_capture(mv),
+                _ => true,
+            };
             let undo = self.position.play(mv);
             self.path.push(self.position.hash());
             let same_side = self.position.side() == side;
-            let child = |w: &mut Self, a: i32, b: i32| {
-                let s = w.negamax(depth - 1, ply + 1, a, b);
-                if same_side {
-                    s
-                } else {
-                    -s
-                }
-            };
-            let window = |a: i32, b: i32| if same_side { (a, b) } else { (-b, -a) };
-            let score = if n == 0 {
-                let (a, b) = window(alpha, beta);
-                child(self, a, b)
+            // Late quiet moves, ordered after hash move, captures and
+            // killers, are searched one ply shallower first.
+            let reduction = if n >= 3 && depth >= 3 && quiet && key_value < KILLER_KEY - 1 {
+                1 + i32::from(n >= 8 && depth >= 6)
             } else {
-                let (a, b) = window(alpha, alpha + 1);
-                let s = child(self, a, b);
-                if s > alpha && s < beta {
-                    let (a, b) = window(alpha, beta);
-                    child(self, a, b)
-                } else {
-                    s
+                0
+            };
+            let score = if n == 0 {
+                self.child(depth - 1, ply, alpha, beta, same_side)
+            } else {
+                let mut s = self.child(depth - 1 - reduction, ply, alpha, alpha + 1, same_side);
+                if reduction > 0 && s > alpha {
+                    s = self.child(depth - 1, ply, alpha, alpha + 1, same_side);
                 }
+                if pv_node && s > alpha && s < beta {
+                    s = self.child(depth - 1, ply, alpha, beta, same_side);
+                }
+                s
             };
             self.path.pop();
             self.position.undo(mv, undo);
@@ -287,12 +382,14 @@ impl<'a, G: Game> Worker<'a, G> {
                 }
             }
             if alpha >= beta {
-                if !self.position.is_capture(mv) {
+                if quiet {
                     let k = &mut self.killers[ply];
                     if k[0] != Some(mv) {
                         k[1] = k[0];
                         k[0] = Some(mv);
                     }
+                    let h = &mut self.history[side as usize * G::MOVE_KEYS + G::move_key(mv)];
+                    *h = (*h + depth * depth).min(HISTORY_MAX);
                 }
                 break;
             }
@@ -315,6 +412,16 @@ impl<'a, G: Game> Worker<'a, G> {
         );
         self.lists[ply] = moves;
         best_score
+    }
+
+    /// Searches a child in the window (alpha, beta) of the parent, from the
+    /// parent's point of view.
+    fn child(&mut self, depth: i32, ply: usize, alpha: i32, beta: i32, same_side: bool) -> i32 {
+        if same_side {
+            self.negamax(depth, ply + 1, alpha, beta)
+        } else {
+            -self.negamax(depth, ply + 1, -beta, -alpha)
+        }
     }
 
     /// Captures only, unless captures are forced, in which case every move
@@ -340,6 +447,7 @@ impl<'a, G: Game> Worker<'a, G> {
             self.lists[ply] = moves;
             return score;
         }
+        // Usually the first quiet move settles this at once.
         let forced = moves.iter().all(|&m| self.position.is_capture(m));
         let mut best = -INFINITY;
         let at_cap = ply >= MAX_PLY - 2 || qply >= MAX_QUIESCENCE_PLY;
@@ -359,8 +467,7 @@ impl<'a, G: Game> Worker<'a, G> {
             }
             let undo = self.position.play(mv);
             self.path.push(self.position.hash());
-            let same_side = self.position.side() == side;
-            let score = if same_side {
+            let score = if self.position.side() == side {
                 self.quiescence(ply + 1, qply + 1, alpha, beta)
             } else {
                 -self.quiescence(ply + 1, qply + 1, -beta, -alpha)
@@ -373,9 +480,7 @@ impl<'a, G: Game> Worker<'a, G> {
             }
             if score > best {
                 best = score;
-                if score > alpha {
-                    alpha = score;
-                }
+                alpha = alpha.max(score);
             }
             if alpha >= beta {
                 break;
@@ -390,26 +495,27 @@ impl<'a, G: Game> Worker<'a, G> {
         let order = &mut self.order[ply];
         order.clear();
         let killers = self.killers[ply];
+        let side = self.position.side() as usize;
         for (i, &mv) in moves.iter().enumerate() {
             let key = if hash_move == Some(i as u16) {
-                1 << 30
+                HASH_KEY
             } else if self.position.is_capture(mv) {
-                1 << 29
+                CAPTURE_KEY
             } else if killers[0] == Some(mv) {
-                1 << 28
+                KILLER_KEY
             } else if killers[1] == Some(mv) {
-                (1 << 28) - 1
+                KILLER_KEY - 1
             } else {
-                0
+                self.history[side * G::MOVE_KEYS + G::move_key(mv)]
             };
             order.push(key);
         }
     }
 
-    /// Index of the best-keyed move among those not yet tried.
-    fn pick(&mut self, ply: usize) -> usize {
+    /// Index and key of the best-keyed move among those not yet tried.
+    fn pick(&mut self, ply: usize) -> (usize, i32) {
         let order = &mut self.order[ply];
-        let mut best = usize::MAX;
+        let mut best = 0;
         let mut best_key = i32::MIN;
         for (i, &k) in order.iter().enumerate() {
             if k > best_key {
@@ -418,9 +524,14 @@ impl<'a, G: Game> Worker<'a, G> {
             }
         }
         order[best] = i32::MIN;
-        best
+        (best, best_key)
     }
 }
+
+const HASH_KEY: i32 = 1 << 30;
+const CAPTURE_KEY: i32 = 1 << 29;
+const KILLER_KEY: i32 = 1 << 28;
+const HISTORY_MAX: i32 = 1 << 26;
 
 /// Win/loss scores are stored relative to the node, not the root.
 fn to_table(score: i32, ply: usize) -> i32 {

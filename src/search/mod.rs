@@ -6,6 +6,10 @@
 //! protocol layer implements (Stockfish's split between search and UCI).
 
 pub mod alphabeta;
+pub mod chance;
+pub mod skill;
+pub mod solved;
+pub mod solver;
 pub mod time;
 pub mod tt;
 
@@ -121,11 +125,22 @@ impl Shared {
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct Settings {
     pub threads: usize,
+    /// 0 (random) to 20 (full strength), see [`skill`].
+    pub skill: u8,
+    /// Seeds the randomness of the weaker skill levels.
+    pub seed: u64,
+    /// Whether solvable games play from their solved table.
+    pub solver: bool,
 }
 
 impl Default for Settings {
     fn default() -> Settings {
-        Settings { threads: 1 }
+        Settings {
+            threads: 1,
+            skill: skill::FULL_STRENGTH,
+            seed: 0,
+            solver: true,
+        }
     }
 }
 
@@ -169,7 +184,18 @@ pub fn run<G: Game>(
     reporter: &mut dyn Reporter,
 ) -> SearchResult {
     shared.tt.new_search();
-    let result = alphabeta::search(session, limits, shared, settings, reporter);
+    let position = session.position();
+    let two_seats = position.seats().len() == 2;
+    // The algorithm follows what the game declares, never its name.
+    let result = if settings.skill < skill::FULL_STRENGTH {
+        skill::play(session, settings.skill, settings.seed, shared)
+    } else if settings.solver && two_seats && !G::HAS_CHANCE && position.solver_key().is_some() {
+        solved::search(session, reporter)
+    } else if two_seats && !G::HAS_CHANCE {
+        alphabeta::search(session, limits, shared, settings, reporter)
+    } else {
+        chance::search(session, limits, shared, settings, reporter)
+    };
     if limits.infinite {
         // UCI: an infinite search reports its move only once told to stop.
         while !shared.stopped() {

@@ -1,0 +1,454 @@
+//! Search for games with chance nodes or more than two seats.
+//!
+//! Values are in the root seat's view: the root seat maximises, every other
+//! seat minimises (with two seats this is expectiminimax; with more it is
+//! the *paranoid* reduction, which keeps alpha-beta sound), and a chance
+//! node averages its equally likely outcomes. Chance nodes are cut with
+//! Star1 (bounds from the children searched so far and the value range)
+//! after a Star2 probe (one move of each outcome searched first, which
+//! bounds each outcome from one side). Depth counts player moves; chance
+//! outcomes do not spend it.
+
+use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
+use std::time::Instant;
+
+use super::tt::{Bound, Entry};
+use super::{Info, Limits, Reporter, Score, SearchResult, Settings, Shared, Watch, MAX_PLY};
+use crate::game::session::Session;
+use crate::game::{Game, Outcome, Seat};
+use crate::rng::zobrist_table;
+
+/// A certain win; evaluations stay well inside (-BOUND, BOUND).
+const BOUND: i32 = 30_000;
+/// Scores beyond this are certain results at a known distance.
+const CERTAIN: i32 = BOUND - 1_000;
+const CHECK_EVERY: u64 = 1024;
+/// Keys that make table entries of different root seats distinct.
+const ROOT_KEYS: [u64; 4] = zobrist_table(0x524f_4f54);
+
+pub fn search<G: Game>(
+    session: &Session<G>,
+    limits: &Limits,
+    shared: &Shared,
+    settings: &Settings,
+    reporter: &mut dyn Reporter,
+) -> SearchResult {
+    let nodes = AtomicU64::new(0);
+    let watch = Watch {
+        shared,
+        limits,
+        start: Instant::now(),
+        nodes: &nodes,
+    };
+    let done = AtomicBool::new(false);
+    let mut root_moves = Vec::new();
+    session.legal(&mut root_moves);
+    if root_moves.is_empty() || session.position().is_chance() {
+        return SearchResult {
+            best: None,
+            score: Score::Cp(0),
+            nodes: 0,
+        };
+    }
+    let result = std::thread::scope(|scope| {
+        for id in 1..settings.threads.max(1) {
+            let (watch, done) = (&watch, &done);
+            scope.spawn(move || {
+                Worker::new(id, session, watch, done).iterate(None);
+            });
+        }
+        let mut main = Worker::new(0, session, &watch, &done);
+        let result = main.iterate(Some(reporter));
+        done.store(true, Ordering::Relaxed);
+        result
+    });
+    SearchResult {
+        nodes: nodes.load(Ordering::Relaxed),
+        ..result
+    }
+}
+
+/// Scores of each root move searched to `depth`, for weakened play.
+pub fn root_scores<G: Game>(
+    session: &Session<G>,
+    depth: u32,
+    shared: &Shared,
+) -> Vec<(G::Move, i32)> {
+    let nodes = AtomicU64::new(0);
+    let limits = Limits::depth(depth);
+    let watch = Watch {
+        shared,
+        limits: &limits,
+        start: Instant::now(),
+        nodes: &nodes,
+    };
+    let done = AtomicBool::new(false);
+    let mut worker = Worker::new(0, session, &watch, &done);
+    let mut moves = Vec::new();
+    session.legal(&mut moves);
+    moves
+        .into_iter()
+        .map(|mv| {
+            let undo = worker.position.play(mv);
+            let s = worker.value(depth as i32 - 1, 1, -BOUND, BOUND);
+            worker.position.undo(mv, undo);
+            (mv, s)
+        })
+        .collect()
+}
+
+struct Worker<'a, G: Game> {
+    id: usize,
+    position: G,
+    root: Seat,
+    watch: &'a Watch<'a>,
+    done: &'a AtomicBool,
+    lists: Vec<Vec<G::Move>>,
+    history: Vec<i32>,
+    pv: Vec<Vec<G::Move>>,
+    unflushed: u64,
+    seldepth: usize,
+    aborted: bool,
+    may_abort: bool,
+}
+
+impl<'a, G: Game> Worker<'a, G> {
+    fn new(id: usize, session: &Session<G>, watch: &'a Watch<'a>, done: &'a AtomicBool) -> Self {
+        Worker {
+            id,
+            position: session.position().clone(),
+            root: session.position().side(),
+            watch,
+            done,
+            lists: (0..2 * MAX_PLY + 2)
+                .map(|_| Vec::with_capacity(64))
+                .collect(),
+            history: vec![0; G::MOVE_KEYS],
+            pv: (0..2 * MAX_PLY + 2).map(|_| Vec::new()).collect(),
+            unflushed: 0,
+            seldepth: 0,
+            aborted: false,
+            may_abort: id > 0,
+        }
+    }
+
+    fn iterate(&mut self, mut reporter: Option<&mut dyn Reporter>) -> SearchResult {
+        let limits = self.watch.limits;
+        let max_depth = limits
+            .depth
+            .unwrap_or(MAX_PLY as u32 / 2 - 2)
+            .clamp(1, MAX_PLY as u32 / 2 - 2);
+        let mut best: Option<(G::Move, i32)> = None;
+        let mut depth = 1 + (self.id as u32 & 1);
+        while depth <= max_depth {
+            self.seldepth = 0;
+            let score = self.value(depth as i32, 0, -BOUND, BOUND);
+            if self.aborted && best.is_some() {
+                break;
+            }
+            if let Some(&mv) = self.pv[0].first() {
+                best = Some((mv, score));
+                self.may_abort = true;
+            }
+            if let Some(reporter) = reporter.as_deref_mut() {
+                self.flush();
+                reporter.info(&Info {
+                    depth,
+                    seldepth: self.seldepth as u32,
+                    score: score_of(score),
+                    nodes: self.watch.nodes.load(Ordering::Relaxed),
+                    time_ms: self.watch.elapsed_ms(),
+                    hashfull: self.watch.shared.tt.hashfull(),
+                    pv: self.pv[0].iter().map(|m| m.to_string()).collect(),
+                });
+            }
+            if self.aborted || self.done.load(Ordering::Relaxed) {
+                break;
+            }
+            if score.abs() >= CERTAIN && !limits.infinite {
+                break;
+            }
+            if let Some(soft) = limits.soft_ms {
+                if self.watch.elapsed_ms() >= soft {
+                    break;
+                }
+            }
+            depth += 1;
+        }
+        self.flush();
+        let (mv, score) = best.expect("a root with legal moves yields a move at depth 1");
+        SearchResult {
+            best: Some(mv.to_string()),
+            score: score_of(score),
+            nodes: 0,
+        }
+    }
+
+    fn flush(&mut self) {
+        self.watch
+            .nodes
+            .fetch_add(self.unflushed, Ordering::Relaxed);
+        self.unflushed = 0;
+    }
+
+    fn tick(&mut self) -> bool {
+        self.unflushed += 1;
+        if self.unflushed >= CHECK_EVERY {
+            self.flush();
+            let stop = self.watch.must_stop() || (self.id > 0 && self.done.load(Ordering::Relaxed));
+            if stop && self.may_abort {
+                self.aborted = true;
+            }
+        }
+        self.aborted
+    }
+
+    /// The value of a finished game for the root seat, nearer wins better.
+    fn outcome_value(&self, outcome: Outcome, ply: usize) -> i32 {
+        match outcome {
+            Outcome::Draw => 0,
+            Outcome::Win(w) if w == self.root => BOUND - ply as i32,
+            Outcome::Win(_) => -(BOUND - ply as i32),
+        }
+    }
+
+    fn value(&mut self, depth: i32, ply: usize, alpha: i32, beta: i32) -> i32 {
+        self.pv[ply].clear();
+        if ply > 0 && self.tick() {
+            return 0;
+        }
+        self.seldepth = self.seldepth.max(ply);
+        let mut moves = std::mem::take(&mut self.lists[ply]);
+        moves.clear();
+        self.position.generate(&mut moves);
+        let result = if moves.is_empty() {
+            let outcome = self
+                .position
+                .outcome()
+                .expect("no moves means the game is decided");
+            self.outcome_value(outcome, ply)
+        } else if self.position.clock() >= G::NO_PROGRESS_LIMIT {
+            self.outcome_value(self.position.no_progress_outcome(), ply)
+        } else if ply >= 2 * MAX_PLY - 2 {
+            self.evaluate()
+        } else if depth <= 0 {
+            // A chance node at the horizon is judged before its roll.
+            self.evaluate()
+        } else if self.position.is_chance() {
+            self.chance(&moves, depth, ply, alpha, beta)
+        } else {
+            self.player(&moves, depth, ply, alpha, beta)
+        };
+        self.lists[ply] = moves;
+        result
+    }
+
+    fn evaluate(&self) -> i32 {
+        self.position
+            .evaluate_for(self.root)
+            .clamp(-CERTAIN + 1, CERTAIN - 1)
+    }
+
+    fn player(
+        &mut self,
+        moves: &[G::Move],
+        depth: i32,
+        ply: usize,
+        mut alpha: i32,
+        mut beta: i32,
+    ) -> i32 {
+        let key = self.position.hash() ^ ROOT_KEYS[self.root as usize];
+        let mut hash_move = None;
+        if let Some(e) = self.watch.shared.tt.probe(key) {
+            hash_move = e.move_index.filter(|&i| (i as usize) < moves.len());
+            if ply > 0 && e.depth as i32 >= depth {
+                let usable = match e.bound {
+                    Bound::Exact => true,
+                    Bound::Lower => e.score >= beta,
+                    Bound::Upper => e.score <= alpha,
+                };
+                if usable {
+                    return e.score;
+                }
+            }
+        }
+        let maximizing = self.position.side() == self.root;
+        let (original_alpha, original_beta) = (alpha, beta);
+        let mut order: Vec<(i32, usize)> = moves
+            .iter()
+            .enumerate()
+            .map(|(i, &m)| {
+                let key = if hash_move == Some(i as u16) {
+                    i32::MAX
+                } else if self.position.is_capture(m) {
+                    1 << 29
+                } else {
+                    self.history[G::move_key(m)]
+                };
+                (key, i)
+            })
+            .collect();
+        order.sort_by(|a, b| b.0.cmp(&a.0));
+        let mut best = if maximizing { -BOUND - 1 } else { BOUND + 1 };
+        let mut best_index = order[0].1;
+        for &(_, i) in &order {
+            let mv = moves[i];
+            let undo = self.position.play(mv);
+            let v = self.value(depth - 1, ply + 1, alpha, beta);
+            self.position.undo(mv, undo);
+            if self.aborted {
+                return 0;
+            }
+            let improves = if maximizing { v > best } else { v < best };
+            if improves {
+                best = v;
+                best_index = i;
+                // The line ends at the next roll, which nobody chooses.
+                let (head, tail) = self.pv.split_at_mut(ply + 1);
+                head[ply].clear();
+                head[ply].push(mv);
+                head[ply].extend_from_slice(&tail[0]);
+            }
+            if maximizing {
+                alpha = alpha.max(best);
+            } else {
+                beta = beta.min(best);
+            }
+            if alpha >= beta {
+                if !self.position.is_capture(mv) {
+                    let h = &mut self.history[G::move_key(mv)];
+                    *h = (*h + depth * depth).min(1 << 26);
+                }
+                break;
+            }
+        }
+        let bound = if best <= original_alpha {
+            Bound::Upper
+        } else if best >= original_beta {
+            Bound::Lower
+        } else {
+            Bound::Exact
+        };
+        self.watch.shared.tt.store(
+            key,
+            Entry {
+                score: best,
+                depth: depth.clamp(0, 255) as u8,
+                bound,
+                move_index: Some(best_index as u16),
+            },
+        );
+        best
+    }
+
+    /// Star2: probe each outcome with one move to bound it, then Star1 over
+    /// the outcomes with those bounds.
+    fn chance(
+        &mut self,
+        outcomes: &[G::Move],
+        depth: i32,
+        ply: usize,
+        alpha: i32,
+        beta: i32,
+    ) -> i32 {
+        let n = outcomes.len() as i64;
+        let (alpha, beta) = (alpha as i64, beta as i64);
+        // After a roll the same seat moves, so every outcome is a node of
+        // one kind: a probe bounds it from below when that seat is the root
+        // (a max node), from above otherwise.
+        let maximizing = self.position.side() == self.root;
+        let mut low = vec![-BOUND as i64; outcomes.len()];
+        let mut high = vec![BOUND as i64; outcomes.len()];
+        if depth >= 2 {
+            for (i, &roll) in outcomes.iter().enumerate() {
+                let undo = self.position.play(roll);
+                let probe = self.probe(depth, ply + 1);
+                self.position.undo(roll, undo);
+                if self.aborted {
+                    return 0;
+                }
+                if let Some(p) = probe {
+                    if maximizing {
+                        low[i] = p as i64;
+                    } else {
+                        high[i] = p as i64;
+                    }
+                }
+            }
+            if low.iter().sum::<i64>() >= n * beta {
+                return (low.iter().sum::<i64>() / n) as i32;
+            }
+            if high.iter().sum::<i64>() <= n * alpha {
+                return (high.iter().sum::<i64>() / n) as i32;
+            }
+        }
+        let mut sum = 0i64;
+        for (i, &roll) in outcomes.iter().enumerate() {
+            let rest_low: i64 = low[i + 1..].iter().sum();
+            let rest_high: i64 = high[i + 1..].iter().sum();
+            // The window this outcome must fall in to matter.
+            let a = (n * alpha - sum - rest_high).max(low[i]);
+            let b = (n * beta - sum - rest_low).min(high[i]);
+            let undo = self.position.play(roll);
+            let v = self.value(
+                depth,
+                ply + 1,
+                a.max(-BOUND as i64) as i32,
+                b.min(BOUND as i64) as i32,
+            ) as i64;
+            self.position.undo(roll, undo);
+            if self.aborted {
+                return 0;
+            }
+            sum += v;
+            if sum + rest_low >= n * beta {
+                return ((sum + rest_low) / n) as i32;
+            }
+            if sum + rest_high <= n * alpha {
+                return ((sum + rest_high) / n) as i32;
+            }
+        }
+        (sum / n) as i32
+    }
+
+    /// The value of one move (the table's, or the first) at a player node:
+    /// a bound on the node's value, or `None` at a decided position.
+    fn probe(&mut self, depth: i32, ply: usize) -> Option<i32> {
+        let mut moves = std::mem::take(&mut self.lists[ply]);
+        moves.clear();
+        self.position.generate(&mut moves);
+        let result = if moves.is_empty() || self.position.is_chance() {
+            None
+        } else {
+            let key = self.position.hash() ^ ROOT_KEYS[self.root as usize];
+            let index = self
+                .watch
+                .shared
+                .tt
+                .probe(key)
+                .and_then(|e| e.move_index)
+                .filter(|&i| (i as usize) < moves.len())
+                .unwrap_or(0) as usize;
+            let mv = moves[index];
+            let undo = self.position.play(mv);
+            // The same depth the full search gives this move, so the value
+            // is a true bound on the node.
+            let v = self.value(depth - 1, ply + 1, -BOUND, BOUND);
+            self.position.undo(mv, undo);
+            Some(v)
+        };
+        self.lists[ply] = moves;
+        result
+    }
+}
+
+/// A root-view score as the protocol reports it.
+fn score_of(score: i32) -> Score {
+    if score >= CERTAIN {
+        Score::Win(((BOUND - score) as u32).div_ceil(2).max(1))
+    } else if score <= -CERTAIN {
+        Score::Loss((BOUND + score) as u32 / 2)
+    } else {
+        Score::Cp(score)
+    }
+}

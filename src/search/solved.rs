@@ -1,0 +1,121 @@
+//! Perfect play from a solved table: win fastest, lose slowest, or keep the
+//! draw (choosing among drawing moves by the evaluation, to give the
+//! opponent chances to go wrong).
+
+use std::sync::Arc;
+use std::time::Instant;
+
+use super::solver::{solution_for, Solution, Value};
+use super::{Info, Reporter, Score, SearchResult};
+use crate::game::session::Session;
+use crate::game::Game;
+
+/// The value of the position and of each legal move (for the side to move).
+pub struct Analysis<M> {
+    pub value: Value,
+    pub moves: Vec<(M, Value)>,
+}
+
+/// Solves the session's position, or `None` if the game is not solvable.
+pub fn analyse<G: Game>(session: &Session<G>) -> Option<Analysis<G::Move>> {
+    let position = session.position();
+    let table = table_for(session)?;
+    let value = table.value_of(position)?;
+    let mut moves = Vec::new();
+    position.generate(&mut moves);
+    let moves = moves
+        .into_iter()
+        .map(|mv| {
+            let mut child = position.clone();
+            child.play(mv);
+            let value = table
+                .value_of(&child)
+                .expect("a solution holds every position it reaches");
+            (mv, value.for_mover())
+        })
+        .collect();
+    Some(Analysis { value, moves })
+}
+
+fn table_for<G: Game>(session: &Session<G>) -> Option<Arc<Solution>> {
+    let start = G::start(session.rules());
+    solution_for(
+        &format!("{:?}", session.rules()),
+        &start,
+        session.position(),
+    )
+}
+
+/// The best move of a solved position and its value.
+fn best_move<G: Game>(position: &G, table: &Solution) -> Option<(G::Move, Value)> {
+    let mut moves = Vec::new();
+    position.generate(&mut moves);
+    let mut best: Option<(G::Move, Value, i32)> = None;
+    for mv in moves {
+        let mut child = position.clone();
+        child.play(mv);
+        let value = table.value_of(&child)?.for_mover();
+        // Between equal values, the one the evaluation likes best.
+        let taste = -child.evaluate();
+        let better = match best {
+            None => true,
+            Some((_, v, t)) => value.better_than(v) || (value == v && taste > t),
+        };
+        if better {
+            best = Some((mv, value, taste));
+        }
+    }
+    best.map(|(mv, v, _)| (mv, v))
+}
+
+pub fn search<G: Game>(session: &Session<G>, reporter: &mut dyn Reporter) -> SearchResult {
+    let start = Instant::now();
+    let Some(table) = table_for(session) else {
+        return SearchResult {
+            best: None,
+            score: Score::Cp(0),
+            nodes: 0,
+        };
+    };
+    let Some((mv, value)) = best_move(session.position(), &table) else {
+        return SearchResult {
+            best: None,
+            score: Score::Cp(0),
+            nodes: 0,
+        };
+    };
+    // The principal variation: both sides keep playing their best move.
+    let mut pv = vec![mv.to_string()];
+    let mut line = session.position().clone();
+    line.play(mv);
+    while pv.len() < 64 {
+        match best_move(&line, &table) {
+            Some((next, _)) if value != Value::Draw => {
+                pv.push(next.to_string());
+                line.play(next);
+            }
+            _ => break,
+        }
+    }
+    let score = match value {
+        Value::Win(_) => Score::Win(value.moves().unwrap_or(1)),
+        Value::Loss(_) => Score::Loss(value.moves().unwrap_or(0)),
+        Value::Draw => Score::Cp(0),
+    };
+    let nodes = table.len() as u64;
+    reporter.info(&Info {
+        depth: pv.len() as u32,
+        seldepth: pv.len() as u32,
+        score,
+        nodes,
+        time_ms: start.elapsed().as_millis() as u64,
+        hashfull: 0,
+        pv,
+    });
+    reporter.text(&format!("solved: {} positions in the table", table.len()));
+    SearchResult {
+        best: Some(mv.to_string()),
+        score,
+        nodes,
+    }
+}

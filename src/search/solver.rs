@@ -1,0 +1,275 @@
+//! Retrograde analysis for games small enough to solve (those that give a
+//! [`Game::solver_key`]).
+//!
+//! Every position reachable from a root is enumerated breadth-first, with
+//! its moves as edges. Decided positions are seeds; a queue then walks the
+//! edges backwards in order of distance: a position with a move into a
+//! position lost for the opponent is won one ply later than the fastest
+//! such loss, and a position whose every move leads to a position won for
+//! the opponent is lost one ply after the slowest of them. What is never
+//! reached is a draw (play can go on for ever). The result is exact
+//! distance to the end in plies for every position, under the game's own
+//! rules; the no-progress and repetition rules are not part of it.
+
+use std::collections::{HashMap, VecDeque};
+use std::fmt;
+use std::sync::{Arc, Mutex};
+
+use crate::game::{Game, Outcome};
+
+/// The value of a position for the side to move, in plies to the end.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Value {
+    Win(u32),
+    Loss(u32),
+    Draw,
+}
+
+impl Value {
+    fn encode(self) -> i16 {
+        match self {
+            Value::Win(d) => d as i16 + 1,
+            Value::Loss(d) => -(d as i16 + 1),
+            Value::Draw => 0,
+        }
+    }
+
+    fn decode(v: i16) -> Value {
+        match v {
+            0 => Value::Draw,
+            v if v > 0 => Value::Win(v as u32 - 1),
+            v => Value::Loss((-v) as u32 - 1),
+        }
+    }
+
+    /// The value for the player who moved into a position of this value.
+    pub fn for_mover(self) -> Value {
+        match self {
+            Value::Win(d) => Value::Loss(d + 1),
+            Value::Loss(d) => Value::Win(d + 1),
+            Value::Draw => Value::Draw,
+        }
+    }
+
+    /// Whether `self` is better than `other` for the side to move: wins
+    /// beat draws beat losses; faster wins and slower losses are better.
+    pub fn better_than(self, other: Value) -> bool {
+        fn rank(v: Value) -> (i32, i64) {
+            match v {
+                Value::Win(d) => (2, -(d as i64)),
+                Value::Draw => (1, 0),
+                Value::Loss(d) => (0, d as i64),
+            }
+        }
+        rank(self) > rank(other)
+    }
+
+    /// In the protocol's terms: moves of the side to move.
+    pub fn moves(self) -> Option<u32> {
+        match self {
+            Value::Win(d) => Some(d.div_ceil(2)),
+            Value::Loss(d) => Some(d / 2),
+            Value::Draw => None,
+        }
+    }
+}
+
+impl fmt::Display for Value {
+    /// `win N`, `loss N` (N in moves of the side to move) or `draw`.
+    fn fmt(&self, f: &mut fmt::Formatter) -> fmt::Result {
+        match self {
+            Value::Win(_) => write!(f, "win {}", self.moves().unwrap_or(0)),
+            Value::Loss(_) => write!(f, "loss {}", self.moves().unwrap_or(0)),
+            Value::Draw => f.write_str("draw"),
+        }
+    }
+}
+
+/// Values of every position reachable from a root, looked up by key.
+pub struct Solution {
+    keys: Vec<u64>,
+    values: Vec<i16>,
+    /// The longest distance to the end of any decided position, in plies.
+    pub longest: u32,
+}
+
+impl Solution {
+    pub fn len(&self) -> usize {
+        self.keys.len()
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.keys.is_empty()
+    }
+
+    pub fn value(&self, key: u64) -> Option<Value> {
+        self.keys
+            .binary_search(&key)
+            .ok()
+            .map(|i| Value::decode(self.values[i]))
+    }
+
+    /// Value of a position by its key; `None` if this table does not hold it.
+    pub fn value_of<G: Game>(&self, position: &G) -> Option<Value> {
+        self.value(position.solver_key()?)
+    }
+}
+
+/// Solves every position reachable from `root`.
+///
+/// # Panics
+/// If the game gives no solver key, or a move does not pass the turn to the
+/// other seat (the algorithm assumes two alternating seats).
+pub fn solve<G: Game>(root: &G) -> Solution {
+    let key_of = |p: &G| p.solver_key().expect("solvable games give a solver key");
+    let mut index: HashMap<u64, u32> = HashMap::new();
+    let mut keys: Vec<u64> = Vec::new();
+    // Decided positions and their value for the side to move.
+    let mut decided: Vec<(u32, Value)> = Vec::new();
+    let mut first_child: Vec<u32> = vec![0];
+    let mut children: Vec<u32> = Vec::new();
+    let mut frontier: VecDeque<G> = VecDeque::new();
+    let mut moves = Vec::with_capacity(32);
+
+    index.insert(key_of(root), 0);
+    keys.push(key_of(root));
+    frontier.push_back(root.clone());
+    let mut next = 0u32;
+    // Breadth-first: positions are expanded in index order, so the child
+    // lists form a compressed sparse row table as they are found.
+    while let Some(mut position) = frontier.pop_front() {
+        moves.clear();
+        position.generate(&mut moves);
+        if moves.is_empty() {
+            let value = match position
+                .outcome()
+                .expect("no moves means the game is decided")
+            {
+                Outcome::Draw => Value::Draw,
+                Outcome::Win(w) if w == position.side() => Value::Win(0),
+                Outcome::Win(_) => Value::Loss(0),
+            };
+            decided.push((next, value));
+        }
+        let side = position.side();
+        for &mv in &moves {
+            let undo = position.play(mv);
+            assert_ne!(position.side(), side, "the solver needs alternating turns");
+            let key = key_of(&position);
+            let child = *index.entry(key).or_insert_with(|| {
+                keys.push(key);
+                frontier.push_back(position.clone());
+                keys.len() as u32 - 1
+            });
+            children.push(child);
+            position.undo(mv, undo);
+        }
+        first_child.push(children.len() as u32);
+        next += 1;
+    }
+    drop(index);
+    let n = keys.len();
+
+    // Parents of each position, by reversing the child table.
+    let mut first_parent = vec![0u32; n + 1];
+    for &c in &children {
+        first_parent[c as usize + 1] += 1;
+    }
+    for i in 0..n {
+        first_parent[i + 1] += first_parent[i];
+    }
+    let mut fill = first_parent.clone();
+    let mut parents = vec![0u32; children.len()];
+    for p in 0..n {
+        for &c in &children[first_child[p] as usize..first_child[p + 1] as usize] {
+            parents[fill[c as usize] as usize] = p as u32;
+            fill[c as usize] += 1;
+        }
+    }
+    let mut unresolved: Vec<u32> = (0..n)
+        .map(|p| first_child[p + 1] - first_child[p])
+        .collect();
+    drop(children);
+    drop(first_child);
+
+    // Seeds: decided positions, won or lost for the side to move. Drawn
+    // ones are never queued, so their parents keep a way out.
+    let mut values = vec![0i16; n];
+    let mut resolved = vec![false; n];
+    let mut queue: VecDeque<u32> = VecDeque::new();
+    for &(i, value) in &decided {
+        resolved[i as usize] = true;
+        values[i as usize] = value.encode();
+        if value != Value::Draw {
+            queue.push_back(i);
+        }
+    }
+    let mut longest = 0;
+    while let Some(c) = queue.pop_front() {
+        let value = Value::decode(values[c as usize]);
+        for &p in &parents[first_parent[c as usize] as usize..first_parent[c as usize + 1] as usize]
+        {
+            let p = p as usize;
+            if resolved[p] {
+                continue;
+            }
+            match value {
+                Value::Loss(d) => {
+                    values[p] = Value::Win(d + 1).encode();
+                }
+                Value::Win(d) => {
+                    unresolved[p] -= 1;
+                    if unresolved[p] > 0 {
+                        continue;
+                    }
+                    values[p] = Value::Loss(d + 1).encode();
+                }
+                Value::Draw => unreachable!("draws are never queued"),
+            }
+            resolved[p] = true;
+            longest = longest.max(match Value::decode(values[p]) {
+                Value::Win(d) | Value::Loss(d) => d,
+                Value::Draw => 0,
+            });
+            queue.push_back(p as u32);
+        }
+    }
+
+    let mut order: Vec<u32> = (0..n as u32).collect();
+    order.sort_unstable_by_key(|&i| keys[i as usize]);
+    Solution {
+        keys: order.iter().map(|&i| keys[i as usize]).collect(),
+        values: order.iter().map(|&i| values[i as usize]).collect(),
+        longest,
+    }
+}
+
+/// Solutions already built, by game, ruleset and root key.
+type Cache = Mutex<HashMap<(String, u64), Arc<Solution>>>;
+
+fn cache() -> &'static Cache {
+    static CACHE: std::sync::OnceLock<Cache> = std::sync::OnceLock::new();
+    CACHE.get_or_init(|| Mutex::new(HashMap::new()))
+}
+
+/// A solution holding `position`: the one built from the ruleset's start if
+/// it contains the position, else one built from the position itself.
+pub fn solution_for<G: Game>(ruleset: &str, start: &G, position: &G) -> Option<Arc<Solution>> {
+    let start_key = start.solver_key()?;
+    let key = position.solver_key()?;
+    let from_start = cached(ruleset, start_key, start);
+    if from_start.value(key).is_some() {
+        return Some(from_start);
+    }
+    Some(cached(ruleset, key, position))
+}
+
+fn cached<G: Game>(ruleset: &str, key: u64, root: &G) -> Arc<Solution> {
+    let id = (format!("{} {ruleset}", G::ID), key);
+    if let Some(s) = cache().lock().unwrap_or_else(|p| p.into_inner()).get(&id) {
+        return Arc::clone(s);
+    }
+    let solution = Arc::new(solve(root));
+    let mut cache = cache().lock().unwrap_or_else(|p| p.into_inner());
+    Arc::clone(cache.entry(id).or_insert(solution))
+}
