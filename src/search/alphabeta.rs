@@ -121,6 +121,8 @@ struct Worker<'a, G: Game> {
     aborted: bool,
     /// The main thread may only abort once an iteration has given a move.
     may_abort: bool,
+    /// The best root move fully searched in the current iteration.
+    root_best: Option<(G::Move, i32)>,
 }
 
 impl<'a, G: Game> Worker<'a, G> {
@@ -140,6 +142,7 @@ impl<'a, G: Game> Worker<'a, G> {
             seldepth: 0,
             aborted: false,
             may_abort: id > 0,
+            root_best: None,
         }
     }
 
@@ -155,8 +158,15 @@ impl<'a, G: Game> Worker<'a, G> {
         let mut previous = 0;
         while depth <= max_depth {
             self.seldepth = 0;
+            self.root_best = None;
             let score = self.aspiration(depth, previous);
             if self.aborted && best.is_some() {
+                // An unfinished iteration still counts for the root moves
+                // it searched fully: its best of those beats the last
+                // iteration's choice, which it has just been compared with.
+                if let Some(partial) = self.root_best {
+                    best = Some(partial);
+                }
                 break;
             }
             if let Some(&mv) = self.pv[0].first() {
@@ -375,6 +385,9 @@ impl<'a, G: Game> Worker<'a, G> {
                 best_index = i;
                 if score > alpha {
                     alpha = score;
+                    if ply == 0 {
+                        self.root_best = Some((mv, score));
+                    }
                     let (head, tail) = self.pv.split_at_mut(ply + 1);
                     head[ply].clear();
                     head[ply].push(mv);

@@ -110,6 +110,8 @@ struct Worker<'a, G: Game> {
     seldepth: usize,
     aborted: bool,
     may_abort: bool,
+    /// The best root move fully searched in the current iteration.
+    root_best: Option<(G::Move, i32)>,
 }
 
 impl<'a, G: Game> Worker<'a, G> {
@@ -129,6 +131,7 @@ impl<'a, G: Game> Worker<'a, G> {
             seldepth: 0,
             aborted: false,
             may_abort: id > 0,
+            root_best: None,
         }
     }
 
@@ -142,8 +145,15 @@ impl<'a, G: Game> Worker<'a, G> {
         let mut depth = 1 + (self.id as u32 & 1);
         while depth <= max_depth {
             self.seldepth = 0;
+            self.root_best = None;
             let score = self.value(depth as i32, 0, -BOUND, BOUND);
             if self.aborted && best.is_some() {
+                // An unfinished iteration still counts for the root moves
+                // it searched fully: its best of those beats the last
+                // iteration's choice, which it has just been compared with.
+                if let Some(partial) = self.root_best {
+                    best = Some(partial);
+                }
                 break;
             }
             if let Some(&mv) = self.pv[0].first() {
@@ -303,6 +313,9 @@ impl<'a, G: Game> Worker<'a, G> {
             if improves {
                 best = v;
                 best_index = i;
+                if ply == 0 {
+                    self.root_best = Some((mv, v));
+                }
                 // The line ends at the next roll, which nobody chooses.
                 let (head, tail) = self.pv.split_at_mut(ply + 1);
                 head[ply].clear();
