@@ -10,5 +10,6 @@ pub mod game;
 pub mod games;
 pub mod notation;
 pub mod protocol;
+pub mod referee;
 pub mod rng;
 pub mod search;

@@ -172,6 +172,8 @@ pub trait DynSession: Send + Sync {
     fn legal_moves(&self) -> Vec<String>;
     fn status(&self) -> Status;
     fn side_letter(&self) -> char;
+    /// The seat to move.
+    fn side(&self) -> super::Seat;
     /// Letters of the seats in play, in turn order.
     fn seat_letters(&self) -> Vec<char>;
     /// The seats in play, in turn order.
@@ -263,6 +265,10 @@ impl<G: Game> DynSession for Session<G> {
 
     fn status(&self) -> Status {
         Session::status(self)
+    }
+
+    fn side(&self) -> super::Seat {
+        self.position.side()
     }
 
     fn side_letter(&self) -> char {

@@ -8,15 +8,15 @@
 use std::collections::VecDeque;
 use std::fmt;
 use std::io::BufRead;
+use std::panic::AssertUnwindSafe;
 use std::sync::atomic::Ordering;
-use std::sync::mpsc::{channel, Sender};
+use std::sync::mpsc::{channel, Receiver, Sender};
 use std::sync::Arc;
-use std::thread::JoinHandle;
 
 use super::command::{parse_line, BenchKind, Command, GoParams, ParseError};
 use super::output::{InfoWriter, Output};
 use crate::game::registry::{self, GAMES};
-use crate::game::session::DynSession;
+use crate::game::session::{DynSession, PositionError};
 use crate::game::{Outcome, Status};
 use crate::search::{Limits, Settings, Shared};
 
@@ -123,18 +123,37 @@ impl fmt::Display for EngineError {
     }
 }
 
-/// Tells the loop that the search thread ended, however it ended.
-struct Notify(Sender<Event>);
-
-impl Drop for Notify {
-    fn drop(&mut self) {
-        let _ = self.0.send(Event::SearchDone);
-    }
+/// A search handed to the search thread.
+struct Job {
+    session: Box<dyn DynSession>,
+    limits: Limits,
+    shared: Arc<Shared>,
+    settings: Settings,
+    /// Told when the search is over: `true` if it panicked.
+    done: Sender<bool>,
 }
 
 struct Running {
-    handle: JoinHandle<()>,
+    done: Receiver<bool>,
     unbounded: bool,
+}
+
+/// The one search thread: runs jobs one after the other and prints their
+/// `bestmove`, also when a search panics (a bug, reported in the exit code).
+fn search_thread(jobs: Receiver<Job>, out: Output, events: Sender<Event>) {
+    for job in jobs {
+        let mut reporter = InfoWriter { out: out.clone() };
+        let result = std::panic::catch_unwind(AssertUnwindSafe(|| {
+            job.session
+                .search(&job.limits, &job.shared, &job.settings, &mut reporter)
+        }));
+        match result.as_ref().map(|r| r.best.as_deref()) {
+            Ok(Some(mv)) => out.line(&format!("bestmove {mv}")),
+            _ => out.line("bestmove (none)"),
+        }
+        let _ = job.done.send(result.is_err());
+        let _ = events.send(Event::SearchDone);
+    }
 }
 
 struct Engine {
@@ -143,9 +162,13 @@ struct Engine {
     shared: Arc<Shared>,
     settings: Settings,
     running: Option<Running>,
+    jobs: Sender<Job>,
+    /// The notation (`None`: the start) the current position was set from
+    /// by `position` or `newgame`, so a `position` that only adds moves to
+    /// the last one plays just the new moves.
+    base: Option<Option<String>>,
     pending: VecDeque<Result<Command, ParseError>>,
     input_closed: bool,
-    events: Sender<Event>,
     /// A search thread died: a bug, reported through the exit code.
     search_panicked: bool,
 }
@@ -206,7 +229,12 @@ pub fn run(input: Input, out: Output) -> i32 {
 
 impl Engine {
     fn new(out: Output, events: Sender<Event>) -> Engine {
+        let (jobs, inbox) = channel();
+        let (thread_out, thread_events) = (out.clone(), events.clone());
+        std::thread::spawn(move || search_thread(inbox, thread_out, thread_events));
         Engine {
+            jobs,
+            base: Some(None),
             out,
             session: registry::default_session(),
             shared: Arc::new(Shared::new(HASH.default as usize)),
@@ -214,7 +242,6 @@ impl Engine {
             running: None,
             pending: VecDeque::new(),
             input_closed: false,
-            events,
             search_panicked: false,
         }
     }
@@ -285,10 +312,8 @@ impl Engine {
             if stop {
                 self.shared.stop.store(true, Ordering::Relaxed);
             }
-            if running.handle.join().is_err() {
+            if running.done.recv().unwrap_or(true) {
                 self.search_panicked = true;
-                // The thread never reported; keep the protocol's promise.
-                self.out.line("bestmove (none)");
             }
         }
     }
@@ -306,6 +331,7 @@ impl Engine {
                 match registry::new_session_named(&game, &options) {
                     Ok(session) => {
                         self.session = session;
+                        self.base = Some(None);
                         self.shared.tt.clear();
                     }
                     Err(e) => self.out.error(&e),
@@ -313,8 +339,28 @@ impl Engine {
             }
             Command::UciNewGame => self.shared.tt.clear(),
             Command::Position { notation, moves } => {
-                if let Err(e) = self.session.set_position(notation.as_deref(), &moves) {
-                    self.out.error(&e);
+                let played = self.session.moves_played();
+                let extends = self.base.as_ref() == Some(&notation)
+                    && played.len() <= moves.len()
+                    && played
+                        .iter()
+                        .zip(&moves)
+                        .all(|(a, b)| a.eq_ignore_ascii_case(b));
+                let result = if extends {
+                    // Errors count moves from the start of the command.
+                    self.session.play_moves(&moves[played.len()..]).map_err(|e| match e {
+                        PositionError::Move { index, error } => PositionError::Move {
+                            index: index + played.len(),
+                            error,
+                        },
+                        other => other,
+                    })
+                } else {
+                    self.session.set_position(notation.as_deref(), &moves)
+                };
+                match result {
+                    Ok(()) => self.base = Some(notation),
+                    Err(e) => self.out.error(&e),
                 }
             }
             Command::Move { moves } => {
@@ -408,23 +454,24 @@ impl Engine {
         self.shared
             .stop
             .store(self.input_closed && unbounded, Ordering::Relaxed);
-        let session = self.session.boxed_clone();
-        let shared = Arc::clone(&self.shared);
-        let settings = self.settings;
-        let out = self.out.clone();
-        let events = self.events.clone();
-        let handle = std::thread::spawn(move || {
-            // Sent on every exit, a panic included, so the loop never waits
-            // for a search that is gone.
-            let _done = Notify(events);
-            let mut reporter = InfoWriter { out: out.clone() };
-            let result = session.search(&limits, &shared, &settings, &mut reporter);
-            match result.best {
-                Some(mv) => out.line(&format!("bestmove {mv}")),
-                None => out.line("bestmove (none)"),
-            }
+        let (done, finished) = channel();
+        let job = Job {
+            session: self.session.boxed_clone(),
+            limits,
+            shared: Arc::clone(&self.shared),
+            settings: self.settings,
+            done,
+        };
+        if self.jobs.send(job).is_err() {
+            // The search thread is gone, which only a bug can cause.
+            self.search_panicked = true;
+            self.out.line("bestmove (none)");
+            return;
+        }
+        self.running = Some(Running {
+            done: finished,
+            unbounded,
         });
-        self.running = Some(Running { handle, unbounded });
     }
 
     fn solve(&self) {

@@ -6,7 +6,7 @@
 //! position's generation order, which is deterministic, so the table never
 //! needs to know a game's move type.
 
-use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::atomic::{AtomicU32, AtomicU64, AtomicUsize, Ordering};
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Bound {
@@ -63,7 +63,15 @@ fn generation_of(data: u64) -> u8 {
 pub struct Table {
     slots: Vec<[AtomicU64; 2]>,
     generation: std::sync::atomic::AtomicU8,
+    /// Slots first written since the last clear, while there are few:
+    /// clearing then zeroes only those (fast games touch a tiny part of
+    /// the table, and a game must not see the last one's entries).
+    touched: Vec<AtomicU32>,
+    touched_count: AtomicUsize,
 }
+
+/// Slots remembered for a partial clear; past this a clear zeroes all.
+const TOUCHED_MAX: usize = 1 << 14;
 
 impl Table {
     /// A table of about `mib` mebibytes (at least one slot).
@@ -75,11 +83,17 @@ impl Table {
                 .map(|_| [AtomicU64::new(0), AtomicU64::new(0)])
                 .collect(),
             generation: std::sync::atomic::AtomicU8::new(0),
+            touched: (0..TOUCHED_MAX).map(|_| AtomicU32::new(0)).collect(),
+            touched_count: AtomicUsize::new(0),
         }
     }
 
+    fn index(&self, key: u64) -> usize {
+        (key as usize) & (self.slots.len() - 1)
+    }
+
     fn slot(&self, key: u64) -> &[AtomicU64; 2] {
-        &self.slots[(key as usize) & (self.slots.len() - 1)]
+        &self.slots[self.index(key)]
     }
 
     pub fn probe(&self, key: u64) -> Option<Entry> {
@@ -97,6 +111,12 @@ impl Table {
         let [k, d] = self.slot(key);
         let generation = self.generation.load(Ordering::Relaxed);
         let old = d.load(Ordering::Relaxed);
+        if old == 0 {
+            let n = self.touched_count.fetch_add(1, Ordering::Relaxed);
+            if n < TOUCHED_MAX {
+                self.touched[n].store(self.index(key) as u32, Ordering::Relaxed);
+            }
+        }
         let same_key = k.load(Ordering::Relaxed) ^ old == key;
         let old_entry = Entry::unpack(old);
         if let Some(o) = old_entry {
@@ -118,10 +138,19 @@ impl Table {
         self.generation.fetch_add(1, Ordering::Relaxed);
     }
 
+    /// Empties the table (callers make sure no search is running).
     pub fn clear(&self) {
-        for [k, d] in &self.slots {
+        let n = self.touched_count.swap(0, Ordering::Relaxed);
+        let zero = |[k, d]: &[AtomicU64; 2]| {
             k.store(0, Ordering::Relaxed);
             d.store(0, Ordering::Relaxed);
+        };
+        if n <= TOUCHED_MAX {
+            for t in &self.touched[..n] {
+                zero(&self.slots[t.load(Ordering::Relaxed) as usize]);
+            }
+        } else {
+            self.slots.iter().for_each(zero);
         }
     }
 
@@ -166,6 +195,30 @@ mod tests {
         assert_eq!(table.probe(0xDEAD_BEEE), None);
         table.clear();
         assert_eq!(table.probe(0xDEAD_BEEF), None);
+    }
+
+    #[test]
+    fn clearing_forgets_everything_after_light_and_heavy_use() {
+        let table = Table::new(1);
+        let entry = Entry {
+            score: 1,
+            depth: 1,
+            bound: Bound::Exact,
+            move_index: None,
+        };
+        for count in [10u64, 3 * TOUCHED_MAX as u64] {
+            for key in 1..=count {
+                table.store(key.wrapping_mul(0x9E37_79B9_7F4A_7C15), entry);
+            }
+            table.clear();
+            assert!((1..=count).all(|key| table
+                .probe(key.wrapping_mul(0x9E37_79B9_7F4A_7C15))
+                .is_none()));
+            assert!(table
+                .slots
+                .iter()
+                .all(|[k, d]| k.load(Ordering::Relaxed) == 0 && d.load(Ordering::Relaxed) == 0));
+        }
     }
 
     #[test]

@@ -1,0 +1,584 @@
+//! The referee through its binary, against the real engine and the fake
+//! engines of examples/fake_engine.rs (a seeded random mover, and ones that
+//! crash, hang, play an illegal move or print garbage).
+
+use std::path::{Path, PathBuf};
+use std::process::{Command, Output};
+use std::sync::OnceLock;
+
+use menagerie::referee::record::{replay, Record};
+
+fn referee() -> &'static str {
+    env!("CARGO_BIN_EXE_referee")
+}
+
+fn engine() -> &'static str {
+    env!("CARGO_BIN_EXE_menagerie")
+}
+
+/// The fake engine, built with the same profile if this test target was
+/// run on its own (cargo builds examples only for whole-package runs).
+fn fake() -> String {
+    static PATH: OnceLock<PathBuf> = OnceLock::new();
+    PATH.get_or_init(|| {
+        let bin_dir = Path::new(engine()).parent().unwrap();
+        let path = bin_dir
+            .join("examples")
+            .join(format!("fake_engine{}", std::env::consts::EXE_SUFFIX));
+        if !path.exists() {
+            let mut build = Command::new(env!("CARGO"));
+            build.args(["build", "--example", "fake_engine"]);
+            if bin_dir.ends_with("release") {
+                build.arg("--release");
+            }
+            assert!(
+                build.status().unwrap().success(),
+                "building the fake engine"
+            );
+        }
+        path
+    })
+    .to_string_lossy()
+    .into_owned()
+}
+
+fn run(args: &[&str]) -> Output {
+    Command::new(referee())
+        .args(args)
+        .output()
+        .expect("referee runs")
+}
+
+fn stdout(o: &Output) -> String {
+    String::from_utf8_lossy(&o.stdout).into_owned()
+}
+
+fn temp(name: &str) -> PathBuf {
+    let dir = std::env::temp_dir().join(format!("menagerie-referee-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let path = dir.join(name);
+    let _ = std::fs::remove_file(&path);
+    path
+}
+
+fn records(path: &Path) -> Vec<Record> {
+    std::fs::read_to_string(path)
+        .unwrap()
+        .lines()
+        .map(|l| {
+            l.parse()
+                .unwrap_or_else(|e| panic!("record does not parse back: {e}: {l}"))
+        })
+        .collect()
+}
+
+/// A match between the seeded random fake and a faulty one.
+fn faulty(mode: &str, record: &Path) -> (String, Vec<Record>) {
+    let random = format!("{} --mode random --seed 5", fake());
+    let faulty = format!("{} --mode {mode} --after 2", fake());
+    let out = run(&[
+        "--engine",
+        &random,
+        "name=steady",
+        "--engine",
+        &faulty,
+        &format!("name={mode}"),
+        "--game",
+        "hat-diviyan-keliya",
+        "--games",
+        "4",
+        "--depth",
+        "1",
+        "--seed",
+        "3",
+        "--stall-timeout",
+        "300",
+        "--record",
+        record.to_str().unwrap(),
+    ]);
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    (stdout(&out), records(record))
+}
+
+#[test]
+fn a_crashing_engine_forfeits_and_is_restarted_for_the_next_game() {
+    let (out, recs) = faulty("crash", &temp("crash.txt"));
+    assert_eq!(recs.len(), 4, "the match goes on after each crash");
+    assert!(
+        recs.iter()
+            .all(|r| r.reason == "crash of crash" && r.result == "1-0"),
+        "{recs:?}"
+    );
+    assert!(out.contains("Forfeits: crash: crash 4"), "{out}");
+}
+
+#[test]
+fn a_hanging_engine_forfeits_by_stall() {
+    let (out, recs) = faulty("hang", &temp("hang.txt"));
+    assert!(recs.iter().all(|r| r.reason == "stall of hang"), "{recs:?}");
+    assert!(out.contains("hang: stall 4"), "{out}");
+}
+
+#[test]
+fn an_illegal_move_forfeits() {
+    let (_, recs) = faulty("illegal", &temp("illegal.txt"));
+    assert!(
+        recs.iter()
+            .all(|r| r.reason == "illegal move a1a1 by illegal"),
+        "{recs:?}"
+    );
+}
+
+#[test]
+fn garbage_output_forfeits() {
+    let (_, recs) = faulty("garbage", &temp("garbage.txt"));
+    assert!(
+        recs.iter()
+            .all(|r| r.reason == "garbage output from garbage"),
+        "{recs:?}"
+    );
+}
+
+#[test]
+fn records_replay_against_the_rules() {
+    let path = temp("replay.txt");
+    let out = run(&[
+        "--engine",
+        engine(),
+        "name=a",
+        "--engine",
+        engine(),
+        "name=b",
+        "option.Skill=1",
+        "--game",
+        "awithlaknannai-mosona",
+        "--games",
+        "2",
+        "--depth",
+        "2",
+        "--seed",
+        "11",
+        "--record",
+        path.to_str().unwrap(),
+    ]);
+    assert!(out.status.success());
+    for r in records(&path) {
+        let replayed = replay(&r).unwrap_or_else(|e| panic!("{e}"));
+        assert_ne!(replayed.status, "ongoing", "a game that ended by the rules");
+    }
+    let out = run(&["replay", path.to_str().unwrap()]);
+    assert!(out.status.success());
+    assert_eq!(stdout(&out).lines().count(), 2);
+    // A tampered record fails the replay.
+    let text = std::fs::read_to_string(&path)
+        .unwrap()
+        .replacen("moves=", "moves=zz9 ", 1);
+    std::fs::write(&path, text).unwrap();
+    let out = run(&["replay", path.to_str().unwrap()]);
+    assert_eq!(out.status.code(), Some(1));
+}
+
+fn sorted_records(path: &Path) -> Vec<String> {
+    let mut lines: Vec<String> = std::fs::read_to_string(path)
+        .unwrap()
+        .lines()
+        .map(String::from)
+        .collect();
+    lines.sort();
+    lines
+}
+
+#[test]
+fn concurrency_does_not_change_results_and_pairs_share_dice() {
+    let one = temp("c1.txt");
+    let two = temp("c2.txt");
+    for (path, k) in [(&one, "1"), (&two, "2")] {
+        let out = run(&[
+            "--engine",
+            engine(),
+            "name=deep",
+            "--engine",
+            engine(),
+            "name=greedy",
+            "option.Skill=1",
+            "--game",
+            "kilkenny-cats",
+            "--games",
+            "4",
+            "--depth",
+            "1",
+            "--seed",
+            "99",
+            "--concurrency",
+            k,
+            "--record",
+            path.to_str().unwrap(),
+            "--quiet",
+        ]);
+        assert!(
+            out.status.success(),
+            "{}",
+            String::from_utf8_lossy(&out.stderr)
+        );
+    }
+    assert_eq!(sorted_records(&one), sorted_records(&two));
+    // Both games of a pair: same start, seats swapped, the same rolls.
+    let recs = records(&one);
+    for pair in 0..2 {
+        let games: Vec<&Record> = recs.iter().filter(|r| r.pair == pair).collect();
+        assert_eq!(games.len(), 2);
+        assert_eq!(games[0].start, games[1].start);
+        assert_eq!(games[0].seats[0].1, games[1].seats[1].1);
+        assert_eq!(games[0].seats[1].1, games[1].seats[0].1);
+        let rolls = |r: &Record| {
+            r.moves
+                .iter()
+                .filter(|m| m.starts_with('r'))
+                .cloned()
+                .collect::<Vec<_>>()
+        };
+        let (a, b) = (rolls(games[0]), rolls(games[1]));
+        let n = a.len().min(b.len());
+        assert!(n > 3);
+        assert_eq!(a[..n], b[..n], "the dice of a pair are the same");
+    }
+}
+
+#[test]
+fn more_than_two_seats_alternate_between_the_engines() {
+    let path = temp("seats.txt");
+    let out = run(&[
+        "--engine",
+        engine(),
+        "name=a",
+        "--engine",
+        engine(),
+        "name=b",
+        "--game",
+        "kilkenny-cats",
+        "players=3",
+        "--games",
+        "2",
+        "--depth",
+        "1",
+        "--seed",
+        "4",
+        "--max-plies",
+        "30",
+        "--record",
+        path.to_str().unwrap(),
+    ]);
+    assert!(out.status.success());
+    let recs = records(&path);
+    let seats: Vec<String> = recs
+        .iter()
+        .map(|r| {
+            r.seats
+                .iter()
+                .map(|(s, n)| format!("{s}:{n}"))
+                .collect::<Vec<_>>()
+                .join(",")
+        })
+        .collect();
+    assert!(seats.contains(&"s:a,w:b,n:a".to_string()), "{seats:?}");
+    assert!(seats.contains(&"s:b,w:a,n:b".to_string()), "{seats:?}");
+    assert!(recs.iter().all(|r| r.rules == ["players=3"]));
+}
+
+#[test]
+fn openings_are_each_played_twice_with_seats_swapped() {
+    let openings = temp("openings.txt");
+    std::fs::write(
+        &openings,
+        "# two openings\n@b1 @a2\nT/LLL/1L1/L1L t 0 1 2\n",
+    )
+    .unwrap();
+    let path = temp("openings-records.txt");
+    let out = run(&[
+        "--engine",
+        engine(),
+        "name=a",
+        "--engine",
+        engine(),
+        "name=b",
+        "option.Skill=3",
+        "--game",
+        "hdk",
+        "--rounds",
+        "2",
+        "--depth",
+        "2",
+        "--seed",
+        "1",
+        "--openings",
+        openings.to_str().unwrap(),
+        "--record",
+        path.to_str().unwrap(),
+    ]);
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let mut starts: Vec<String> = records(&path).iter().map(|r| r.start.clone()).collect();
+    starts.sort();
+    assert_eq!(
+        starts,
+        [
+            "T/L2/3/3 t 0 6 0",
+            "T/L2/3/3 t 0 6 0",
+            "T/LLL/1L1/L1L t 0 1 2",
+            "T/LLL/1L1/L1L t 0 1 2"
+        ]
+    );
+}
+
+#[test]
+fn random_openings_follow_the_seed() {
+    let starts = |seed: &str| {
+        let path = temp(&format!("random-{seed}.txt"));
+        let out = run(&[
+            "--engine",
+            engine(),
+            "name=a",
+            "--engine",
+            engine(),
+            "name=b",
+            "--game",
+            "safari-dual",
+            "--games",
+            "4",
+            "--depth",
+            "1",
+            "--seed",
+            seed,
+            "--random-openings",
+            "6",
+            "--record",
+            path.to_str().unwrap(),
+            "--quiet",
+        ]);
+        assert!(out.status.success());
+        let mut s: Vec<String> = records(&path).iter().map(|r| r.start.clone()).collect();
+        s.sort();
+        s
+    };
+    let a = starts("5");
+    assert_eq!(a, starts("5"));
+    assert_ne!(a, starts("6"));
+    assert_ne!(a[0], "2gel/3ge/E3g/GE3/LGE2 r 0");
+}
+
+#[test]
+fn sprt_stops_the_match_when_it_decides() {
+    let out = run(&[
+        "--engine",
+        engine(),
+        "name=strong",
+        "--engine",
+        &format!("{} --mode random", fake()),
+        "name=random",
+        "--game",
+        "safari-dual",
+        "--games",
+        "200",
+        "--depth",
+        "2",
+        "--seed",
+        "8",
+        "--sprt",
+        "elo0=0",
+        "elo1=100",
+        "alpha=0.05",
+        "beta=0.05",
+    ]);
+    assert!(out.status.success());
+    let text = stdout(&out);
+    assert!(text.contains("H1 accepted"), "{text}");
+    let played = text
+        .lines()
+        .filter(|l| l.starts_with("Finished game"))
+        .count();
+    assert!(played < 60, "stopped early: {played} games");
+    assert!(text.contains("SPRT: llr "));
+}
+
+#[test]
+fn summary_reports_elo_los_draws_and_pentanomial() {
+    let out = run(&[
+        "--engine",
+        engine(),
+        "name=a",
+        "--engine",
+        engine(),
+        "name=b",
+        "option.Skill=2",
+        "--game",
+        "awithlaknannai-mosona",
+        "--games",
+        "4",
+        "--depth",
+        "2",
+        "--seed",
+        "2",
+    ]);
+    let text = stdout(&out);
+    assert!(text.contains("Score of a vs b: "), "{text}");
+    assert!(
+        text.contains("LOS: ") && text.contains("DrawRatio: "),
+        "{text}"
+    );
+    assert!(text.contains("Ptnml(0-2): ["), "{text}");
+    assert!(text.contains("Elo difference: "), "{text}");
+}
+
+#[test]
+fn a_killed_match_keeps_every_finished_game() {
+    let path = temp("killed.txt");
+    let mut child = Command::new(referee())
+        .args([
+            "--engine",
+            engine(),
+            "name=a",
+            "--engine",
+            engine(),
+            "name=b",
+            "--game",
+            "safari-dual",
+            "--games",
+            "1000",
+            "--depth",
+            "1",
+            "--seed",
+            "1",
+            "--record",
+            path.to_str().unwrap(),
+            "--quiet",
+        ])
+        .spawn()
+        .unwrap();
+    let deadline = std::time::Instant::now() + std::time::Duration::from_secs(30);
+    while std::fs::read_to_string(&path).map_or(0, |t| t.lines().count()) < 3 {
+        assert!(std::time::Instant::now() < deadline, "no games recorded");
+        std::thread::sleep(std::time::Duration::from_millis(20));
+    }
+    child.kill().unwrap();
+    child.wait().unwrap();
+    let text = std::fs::read_to_string(&path).unwrap();
+    assert!(text.ends_with('\n'), "only whole lines are written");
+    for r in records(&path) {
+        replay(&r).unwrap();
+    }
+}
+
+#[test]
+fn bad_input_exits_with_code_2_before_any_game() {
+    let missing = run(&["--engine", "/no/such/engine", "--engine", engine()]);
+    assert_eq!(missing.status.code(), Some(2));
+    assert!(String::from_utf8_lossy(&missing.stderr).contains("cannot start"));
+    let bad_opening = temp("bad-openings.txt");
+    std::fs::write(&bad_opening, "@b1 zz\n").unwrap();
+    for args in [
+        vec!["--engine", engine()],
+        vec![
+            "--engine",
+            engine(),
+            "name=a",
+            "--engine",
+            engine(),
+            "name=b",
+            "--game",
+            "chess",
+        ],
+        vec![
+            "--engine",
+            engine(),
+            "name=a",
+            "--engine",
+            engine(),
+            "name=b",
+            "--game",
+            "hdk",
+            "board=huge",
+        ],
+        vec![
+            "--engine",
+            engine(),
+            "name=a",
+            "--engine",
+            engine(),
+            "name=b",
+            "--tc",
+            "soon",
+        ],
+        vec![
+            "--engine",
+            engine(),
+            "name=a",
+            "--engine",
+            engine(),
+            "name=b",
+            "--openings",
+            "/no/such/file",
+        ],
+        vec![
+            "--engine",
+            engine(),
+            "name=a",
+            "--engine",
+            engine(),
+            "name=b",
+            "--game",
+            "hdk",
+            "--openings",
+            bad_opening.to_str().unwrap(),
+        ],
+        vec!["--engine", engine(), "colour=red", "--engine", engine()],
+        vec![
+            "--engine",
+            engine(),
+            "name=a",
+            "--engine",
+            engine(),
+            "name=b",
+            "--sprt",
+            "elo0=5",
+            "elo1=0",
+        ],
+        vec!["--games", "x"],
+    ] {
+        let out = run(&args);
+        assert_eq!(out.status.code(), Some(2), "{args:?}");
+        assert!(
+            !String::from_utf8_lossy(&out.stderr).trim().is_empty(),
+            "{args:?}: a message"
+        );
+        assert!(!stdout(&out).contains("Finished game"), "{args:?}");
+    }
+}
+
+#[test]
+fn demo_runs_with_no_arguments() {
+    let out = run(&["--games", "2"]);
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    assert!(stdout(&out).contains("Score of full vs greedy"));
+}
+
+#[test]
+fn help_text_is_unchanged() {
+    let out = run(&["--help"]);
+    let expected = include_str!("data/referee_help.txt");
+    assert_eq!(
+        stdout(&out),
+        expected,
+        "update tests/data/referee_help.txt if the change is intended"
+    );
+}
