@@ -484,6 +484,6 @@ fn growing_position_commands_equal_one_full_command() {
     assert!(grown.ends_with("Status: draw\n"), "threefold repetition: {grown}");
     assert!(full.ends_with("Status: draw\n"));
     // A command that does not extend the last one starts afresh.
-    let out = engine(&[&lines[3], "position fen T/L1L/L1L/L1L t 0 0 0 moves b1c2", "d"]);
+    let out = engine(&[&lines[3], "position fen T/L1L/L1L/L1L t 0 0 0 moves b1b2", "d"]);
     assert_eq!(notation(&out), "1/LTL/L1L/L1L l 0 0 1");
 }
