@@ -475,15 +475,26 @@ fn growing_position_commands_equal_one_full_command() {
     // only the new moves, and must end exactly where a full replay ends,
     // repetition history included.
     let fen = "position fen T/L1L/L1L/L1L t 0 0 0 moves";
-    let tour = ["b1b2", "a3b3", "b2b1", "b3a3", "b1b2", "a3b3", "b2b1", "b3a3"];
-    let mut lines: Vec<String> = (1..=tour.len()).map(|n| format!("{fen} {}", tour[..n].join(" "))).collect();
+    let tour = [
+        "b1b2", "a3b3", "b2b1", "b3a3", "b1b2", "a3b3", "b2b1", "b3a3",
+    ];
+    let mut lines: Vec<String> = (1..=tour.len())
+        .map(|n| format!("{fen} {}", tour[..n].join(" ")))
+        .collect();
     lines.push("d".into());
     let grown = engine(&lines.iter().map(String::as_str).collect::<Vec<_>>());
     let full = engine(&[&format!("{fen} {}", tour.join(" ")), "d"]);
     assert_eq!(notation(&grown), notation(&full));
-    assert!(grown.ends_with("Status: draw\n"), "threefold repetition: {grown}");
+    assert!(
+        grown.ends_with("Status: draw\n"),
+        "threefold repetition: {grown}"
+    );
     assert!(full.ends_with("Status: draw\n"));
     // A command that does not extend the last one starts afresh.
-    let out = engine(&[&lines[3], "position fen T/L1L/L1L/L1L t 0 0 0 moves b1b2", "d"]);
+    let out = engine(&[
+        &lines[3],
+        "position fen T/L1L/L1L/L1L t 0 0 0 moves b1b2",
+        "d",
+    ]);
     assert_eq!(notation(&out), "1/LTL/L1L/L1L l 0 0 1");
 }

@@ -110,3 +110,57 @@ fn alpha_beta_without_the_table_proves_the_same_results() {
         assert_eq!(result.score, expected, "{words:?}");
     }
 }
+
+#[test]
+fn go_wins_fastest_keeps_draws_and_loses_slowest() {
+    use menagerie::search::{solved, Reporter};
+    // Random positions of the small board reached by random play.
+    let mut rng = menagerie::rng::Rng::new(17);
+    let mut seen = [0u32; 3];
+    for i in 0..300 {
+        // The large board has the draws; the small one few.
+        let words: &[&str] = if i % 2 == 0 {
+            &["start=apex"]
+        } else {
+            &["board=large"]
+        };
+        let mut session: Session<Hdk> = Session::new(Ruleset::parse(Hdk::OPTIONS, words).unwrap());
+        let plies = rng.below(16);
+        for _ in 0..plies {
+            let mut moves = Vec::new();
+            session.legal(&mut moves);
+            if moves.is_empty() {
+                break;
+            }
+            session.play(moves[rng.below(moves.len() as u64) as usize]);
+        }
+        let Some(analysis) = solved::analyse(&session) else {
+            continue;
+        };
+        if analysis.moves.is_empty() {
+            continue;
+        }
+        struct Quiet;
+        impl Reporter for Quiet {
+            fn info(&mut self, _: &menagerie::search::Info) {}
+            fn text(&mut self, _: &str) {}
+        }
+        let best = solved::search(&session, &mut Quiet).best.unwrap();
+        let chosen = analysis
+            .moves
+            .iter()
+            .find(|(m, _)| m.to_string() == best)
+            .unwrap()
+            .1;
+        assert_eq!(chosen, analysis.value, "at {}: {best}", session.position());
+        seen[match analysis.value {
+            Value::Win(_) => 0,
+            Value::Draw => 1,
+            Value::Loss(_) => 2,
+        }] += 1;
+    }
+    assert!(
+        seen.iter().all(|&n| n > 5),
+        "wins, draws and losses all met: {seen:?}"
+    );
+}

@@ -348,13 +348,15 @@ impl Engine {
                         .all(|(a, b)| a.eq_ignore_ascii_case(b));
                 let result = if extends {
                     // Errors count moves from the start of the command.
-                    self.session.play_moves(&moves[played.len()..]).map_err(|e| match e {
-                        PositionError::Move { index, error } => PositionError::Move {
-                            index: index + played.len(),
-                            error,
-                        },
-                        other => other,
-                    })
+                    self.session
+                        .play_moves(&moves[played.len()..])
+                        .map_err(|e| match e {
+                            PositionError::Move { index, error } => PositionError::Move {
+                                index: index + played.len(),
+                                error,
+                            },
+                            other => other,
+                        })
                 } else {
                     self.session.set_position(notation.as_deref(), &moves)
                 };

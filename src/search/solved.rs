@@ -46,17 +46,30 @@ fn table_for<G: Game>(session: &Session<G>) -> Option<Arc<Solution>> {
     )
 }
 
-/// The best move of a solved position and its value.
+/// The best move of a solved position and its value: the fastest win, a
+/// move that keeps the draw, or the slowest loss. Between moves of equal
+/// value the choice is made for fallible opponents: the move after which
+/// the largest share of the opponent's replies gives something away (a
+/// drawn position turning into a win for us, a lost one into at least a
+/// draw), then the evaluation.
 fn best_move<G: Game>(position: &G, table: &Solution) -> Option<(G::Move, Value)> {
     let mut moves = Vec::new();
     position.generate(&mut moves);
-    let mut best: Option<(G::Move, Value, i32)> = None;
+    let mut best: Option<(G::Move, Value, (u32, i32))> = None;
+    let mut replies = Vec::new();
     for mv in moves {
         let mut child = position.clone();
         child.play(mv);
         let value = table.value_of(&child)?.for_mover();
-        // Between equal values, the one the evaluation likes best.
-        let taste = -child.evaluate();
+        let taste = match value {
+            Value::Win(_) => (0, 0),
+            _ => (
+                gift_share(&child, value, table, &mut replies),
+                -child.evaluate(),
+            ),
+        };
+        // Perfect play first (fastest win, draw, slowest loss); only
+        // between moves of equal value, the practical choice.
         let better = match best {
             None => true,
             Some((_, v, t)) => value.better_than(v) || (value == v && taste > t),
@@ -66,6 +79,33 @@ fn best_move<G: Game>(position: &G, table: &Solution) -> Option<(G::Move, Value)
         }
     }
     best.map(|(mv, v, _)| (mv, v))
+}
+
+/// Per mille of the opponent's replies in `child` that leave us better off
+/// than `value` (our value after the move that led to `child`).
+fn gift_share<G: Game>(
+    child: &G,
+    value: Value,
+    table: &Solution,
+    replies: &mut Vec<G::Move>,
+) -> u32 {
+    replies.clear();
+    child.generate(replies);
+    if replies.is_empty() {
+        return 0;
+    }
+    let gifts = replies
+        .iter()
+        .filter(|&&reply| {
+            let mut grandchild = child.clone();
+            grandchild.play(reply);
+            // The value for us, who move in the grandchild.
+            table.value_of(&grandchild).is_some_and(|v| {
+                v.better_than(value) && !matches!((v, value), (Value::Loss(_), Value::Loss(_)))
+            })
+        })
+        .count();
+    (gifts * 1000 / replies.len()) as u32
 }
 
 pub fn search<G: Game>(session: &Session<G>, reporter: &mut dyn Reporter) -> SearchResult {
