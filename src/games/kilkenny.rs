@@ -84,15 +84,43 @@ const DIRECTIONS: [(i8, i8); 8] = [
     (-1, 1),
 ];
 
-/// The square `steps` away from `from` in direction `d`, if on the frame.
+/// The square `steps` (1 to 6) away from `from` in direction `d`, if on
+/// the frame.
 fn offset(from: u8, d: usize, steps: i8) -> Option<u8> {
-    let (file, rank) = ((from as usize % SIDE) as i8, (from as usize / SIDE) as i8);
-    let (f, r) = (
-        file + DIRECTIONS[d].0 * steps,
-        rank + DIRECTIONS[d].1 * steps,
-    );
-    ((0..16).contains(&f) && (0..16).contains(&r)).then(|| (r as usize * SIDE + f as usize) as u8)
+    let s = RAYS[from as usize][d][steps as usize - 1];
+    (s != NO_SQUARE).then_some(s)
 }
+
+/// The squares 1 to 6 steps from each square in each direction, while on
+/// the frame; the rest of each ray is `NO_SQUARE`.
+const fn rays() -> [[[u8; 6]; 8]; SQUARES] {
+    let mut rays = [[[NO_SQUARE; 6]; 8]; SQUARES];
+    let mut s = 0;
+    while s < SQUARES {
+        let mut d = 0;
+        while d < 8 {
+            let (file, rank) = ((s % SIDE) as i32, (s / SIDE) as i32);
+            let mut k = 1;
+            while k <= 6 {
+                let (f, r) = (
+                    file + DIRECTIONS[d].0 as i32 * k,
+                    rank + DIRECTIONS[d].1 as i32 * k,
+                );
+                if f < 0 || f >= 16 || r < 0 || r >= 16 {
+                    break;
+                }
+                rays[s][d][k as usize - 1] = (r * 16 + f) as u8;
+                k += 1;
+            }
+            d += 1;
+        }
+        s += 1;
+    }
+    rays
+}
+
+const NO_SQUARE: u8 = 255;
+static RAYS: [[[u8; 6]; 8]; SQUARES] = rays();
 
 const KEY_CAT: usize = 0;
 const KEY_SIDE: usize = 4 * SQUARES;
@@ -300,15 +328,34 @@ impl Kilkenny {
         }
     }
 
+    /// The rolls (bit k-1 for k) with which some enemy cat could land on
+    /// `s`: along each line, the first cat within six squares, if an
+    /// enemy's, can with the roll of its distance.
+    pub fn threat_rolls(&self, s: u8, seat: Seat) -> u8 {
+        let mut rolls = 0u8;
+        for ray in &RAYS[s as usize] {
+            for (k, &from) in ray.iter().enumerate() {
+                if from == NO_SQUARE || TERRAIN[from as usize] != Terrain::Playable {
+                    break;
+                }
+                let c = self.board[from as usize];
+                if c != 0 {
+                    if c != seat + 1 {
+                        rolls |= 1 << k;
+                    }
+                    break;
+                }
+            }
+        }
+        rolls
+    }
+
     /// Whether an enemy cat could land on `s` with some roll: along each
     /// line, the first cat within six squares, if an enemy's, can.
     pub fn reachable_by_enemy(&self, s: u8, seat: Seat) -> bool {
-        (0..8).any(|d| {
-            for k in 1..=6 {
-                let Some(from) = offset(s, d, k) else {
-                    return false;
-                };
-                if TERRAIN[from as usize] != Terrain::Playable {
+        RAYS[s as usize].iter().any(|ray| {
+            for &from in ray {
+                if from == NO_SQUARE || TERRAIN[from as usize] != Terrain::Playable {
                     return false;
                 }
                 let c = self.board[from as usize];
@@ -318,6 +365,33 @@ impl Kilkenny {
             }
             false
         })
+    }
+
+    /// The rolls (bit k-1 for a roll of k) with which some free cat of
+    /// `seat` could land on one of its empty mice now.
+    pub fn landing_rolls(&self, seat: Seat) -> u8 {
+        let mut rolls = 0u8;
+        for (mouse, owner) in MICE {
+            if owner != seat || self.board[mouse as usize] != 0 {
+                continue;
+            }
+            for d in 0..8 {
+                for k in 1..=6i8 {
+                    let Some(s) = offset(mouse, d, k) else { break };
+                    if TERRAIN[s as usize] != Terrain::Playable {
+                        break;
+                    }
+                    let c = self.board[s as usize];
+                    if c != 0 {
+                        if c == seat + 1 {
+                            rolls |= 1 << (k - 1);
+                        }
+                        break;
+                    }
+                }
+            }
+        }
+        rolls
     }
 
     /// Distance in king moves from `s` to the nearest empty mouse of `seat`.

@@ -23,6 +23,8 @@ const BOUND: i32 = 30_000;
 /// Scores beyond this are certain results at a known distance.
 const CERTAIN: i32 = BOUND - 1_000;
 const CHECK_EVERY: u64 = 1024;
+/// Moves a player node keeps past the move filter.
+const FILTER_KEEP: usize = 8;
 /// Keys that make table entries of different root seats distinct.
 const ROOT_KEYS: [u64; 4] = zobrist_table(0x524f_4f54);
 
@@ -298,6 +300,9 @@ impl<'a, G: Game> Worker<'a, G> {
                 (key, i)
             })
             .collect();
+        if depth >= 2 && moves.len() > FILTER_KEEP {
+            self.filter(moves, &mut order, maximizing);
+        }
         order.sort_by(|a, b| b.0.cmp(&a.0));
         let mut best = if maximizing { -BOUND - 1 } else { BOUND + 1 };
         let mut best_index = order[0].1;
@@ -352,6 +357,32 @@ impl<'a, G: Game> Worker<'a, G> {
             },
         );
         best
+    }
+
+    /// A move filter, as backgammon programs use: away from the horizon only
+    /// the moves the static evaluation likes best are searched (captures and
+    /// the hash move always), since chance nodes prune too little to search
+    /// every move of every roll.
+    fn filter(&mut self, moves: &[G::Move], order: &mut Vec<(i32, usize)>, maximizing: bool) {
+        let mut scored: Vec<(i32, usize, bool)> = order
+            .iter()
+            .map(|&(key, i)| {
+                let mv = moves[i];
+                let keep = key == i32::MAX || self.position.is_capture(mv);
+                let undo = self.position.play(mv);
+                let score = self.position.evaluate_for(self.root);
+                self.position.undo(mv, undo);
+                (if maximizing { score } else { -score }, i, keep)
+            })
+            .collect();
+        scored.sort_by(|a, b| b.0.cmp(&a.0));
+        let kept: Vec<usize> = scored
+            .iter()
+            .enumerate()
+            .filter(|(rank, (_, _, keep))| *rank < FILTER_KEEP || *keep)
+            .map(|(_, &(_, i, _))| i)
+            .collect();
+        order.retain(|(_, i)| kept.contains(i));
     }
 
     /// Star2: probe each outcome with one move to bound it, then Star1 over
