@@ -1,0 +1,651 @@
+// menagerie board: a client of the engine's text protocol (see protocol.md,
+// "Writing a GUI"). The server only relays lines; everything here is done
+// with protocol commands: newgame, position ... moves, d, legal, go, help.
+'use strict';
+
+const SVG = 'http://www.w3.org/2000/svg';
+
+// ---------------------------------------------------------------- engine --
+
+/** One engine process behind the server, spoken to line by line. */
+class Engine {
+  constructor(onExit, onGone) {
+    this.onExit = onExit;
+    this.onGone = onGone;
+    this.waiters = [];
+    this.queue = Promise.resolve();
+  }
+
+  async open() {
+    const r = await fetch('/api/session', { method: 'POST' });
+    if (!r.ok) throw new Error(await r.text());
+    this.id = (await r.json()).id;
+    this.listen();
+  }
+
+  listen() {
+    if (this.events) this.events.close();
+    this.events = new EventSource(`/api/session/${this.id}/events?from=0`);
+    this.events.onmessage = (e) => this.line(e.data);
+    this.events.addEventListener('exit', (e) => {
+      this.fail(new Error(`the engine stopped (${e.data})`));
+      this.onExit(e.data);
+    });
+    this.events.addEventListener('restart', () => { this.waiters = []; });
+    // The event source keeps reconnecting on its own; whether the server
+    // is still there is found out by asking it.
+    this.events.onerror = () => {
+      fetch('/api/config', { cache: 'no-store' }).catch(() => {
+        this.events.close();
+        this.fail(new Error('the server is gone'));
+        this.onGone();
+      });
+    };
+  }
+
+  line(text) {
+    const w = this.waiters[0];
+    if (!w) return;
+    w.lines.push(text);
+    if (w.done(text)) {
+      this.waiters.shift();
+      w.resolve(w.lines);
+    } else if (w.onLine) {
+      w.onLine(text);
+    }
+  }
+
+  fail(error) {
+    for (const w of this.waiters) w.reject(error);
+    this.waiters = [];
+  }
+
+  /** Sends lines and collects the replies up to the line `done` accepts. */
+  exchange(lines, done, onLine) {
+    const run = () => new Promise((resolve, reject) => {
+      this.waiters.push({ lines: [], done, resolve, reject, onLine });
+      fetch(`/api/session/${this.id}/send`, { method: 'POST', body: lines.join('\n') + '\n' })
+        .then((r) => { if (!r.ok) return r.text().then((t) => { throw new Error(t); }); })
+        .catch((e) => { this.fail(e); });
+    });
+    this.queue = this.queue.then(run, run);
+    return this.queue;
+  }
+
+  async restart() {
+    const r = await fetch(`/api/session/${this.id}/restart`, { method: 'POST' });
+    if (!r.ok) throw new Error(await r.text());
+    this.waiters = [];
+    this.queue = Promise.resolve();
+  }
+
+  async roll() {
+    const r = await fetch(`/api/session/${this.id}/roll`, { method: 'POST' });
+    if (!r.ok) throw new Error(await r.text());
+    return (await r.json()).roll;
+  }
+}
+
+// ---------------------------------------------------------------- games --
+
+/** Points a move passes through: [{name}], drop flag. */
+function movePoints(move) {
+  return { drop: move.startsWith('@'), points: move.match(/[a-q]\d+/g) || [] };
+}
+
+/** Expands a board row ("3SS10") into cells (null = empty). */
+function expandRow(row) {
+  const cells = [];
+  for (const m of row.matchAll(/(\d+)|([A-Za-z])/g)) {
+    if (m[1]) for (let i = 0; i < Number(m[1]); i++) cells.push(null);
+    else cells.push(m[2]);
+  }
+  return cells;
+}
+
+const name = (file, rank) => String.fromCharCode(97 + file) + rank;
+
+const GAMES = {
+  'hat-diviyan-keliya': {
+    title: 'Hat Diviyan Keliya',
+    seats: { t: 'Tiger', l: 'Leopards' },
+    layout(options) {
+      const rows = options.board === 'large' ? 5 : 4;
+      const dx = 60, dy = 80, w = 2 * dx * (rows - 1) + 80, top = 40;
+      const points = { b1: [w / 2, top] };
+      const notationRows = [['b1']];
+      for (let r = 2; r <= rows; r++) {
+        const row = [];
+        ['a', 'b', 'c'].forEach((f, i) => {
+          points[f + r] = [w / 2 + (i - 1) * dx * (r - 1), top + (r - 1) * dy];
+          row.push(f + r);
+        });
+        notationRows.push(row);
+      }
+      const lines = [];
+      for (const f of ['a', 'b', 'c']) {
+        let prev = 'b1';
+        for (let r = 2; r <= rows; r++) { lines.push([prev, f + r]); prev = f + r; }
+      }
+      for (let r = 2; r <= rows; r++) lines.push(['a' + r, 'b' + r], ['b' + r, 'c' + r]);
+      return { points, lines, notationRows, width: w, height: top * 2 + (rows - 1) * dy, radius: 20 };
+    },
+    piece(letter) {
+      return letter === 'T' ? { fill: '#e07a1f', text: 'T', color: '#fff' } : { fill: '#4a3b24', text: 'L', color: '#f2d36b' };
+    },
+    extra(fields) { return `Tigers in hand: ${fields[2]}   Leopards in hand: ${fields[3]}`; },
+  },
+
+  'awithlaknannai-mosona': {
+    title: 'Awithlaknannai Mosona',
+    seats: { w: 'White', b: 'Black' },
+    layout(options) {
+      const dx = 34, ys = { 3: 40, 2: 110, 1: 180 }, points = {};
+      const top = [], middle = [], bottom = [];
+      for (let f = 0; f < 17; f++) {
+        if (f % 2 === 0) { points[name(f, 2)] = [30 + f * dx, ys[2]]; middle.push(name(f, 2)); }
+        else {
+          points[name(f, 3)] = [30 + f * dx, ys[3]]; top.push(name(f, 3));
+          points[name(f, 1)] = [30 + f * dx, ys[1]]; bottom.push(name(f, 1));
+        }
+      }
+      const lines = [];
+      for (let i = 0; i + 1 < middle.length; i++) lines.push([middle[i], middle[i + 1]]);
+      for (let i = 0; i < 8; i++) {
+        for (const outer of [top[i], bottom[i]]) lines.push([outer, middle[i]], [outer, middle[i + 1]]);
+        if (options.board !== 'plain' && i + 1 < 8) lines.push([top[i], top[i + 1]], [bottom[i], bottom[i + 1]]);
+      }
+      return { points, lines, notationRows: [top, middle, bottom], width: 60 + 16 * dx, height: 220, radius: 14 };
+    },
+    piece(letter) {
+      return letter === 'W' ? { fill: '#fbfaf5', text: '', color: '#000', stroke: '#333' } : { fill: '#222', text: '', color: '#fff' };
+    },
+  },
+
+  'safari-dual': {
+    title: 'Safari-Dual',
+    seats: { r: 'Round', a: 'Angular' },
+    layout() {
+      const s = 70, points = {}, notationRows = [], squares = [];
+      for (let rank = 5; rank >= 1; rank--) {
+        const row = [];
+        for (let f = 0; f < 5; f++) {
+          const p = name(f, rank);
+          points[p] = [20 + s / 2 + f * s, 20 + s / 2 + (5 - rank) * s];
+          row.push(p);
+          squares.push({ name: p, x: 20 + f * s, y: 20 + (5 - rank) * s, size: s, base: p === 'a1' || p === 'e5' });
+        }
+        notationRows.push(row);
+      }
+      return { points, lines: [], squares, notationRows, width: 40 + 5 * s, height: 40 + 5 * s, radius: 24 };
+    },
+    piece(letter) {
+      const round = letter === letter.toUpperCase();
+      return { fill: round ? '#c0392b' : '#2c6e99', text: letter.toUpperCase(), color: '#fff', shape: round ? 'circle' : 'diamond' };
+    },
+  },
+
+  'kilkenny-cats': {
+    title: 'Kilkenny Cats',
+    seats: { s: 'South', w: 'West', n: 'North', e: 'East' },
+    mice: ['h16', 'i16', 'h1', 'i1', 'p8', 'p9', 'a8', 'a9'],
+    layout() {
+      const s = 30, points = {}, squares = [], notationRows = [];
+      const at = (f, rank) => [10 + s / 2 + f * s, 10 + s / 2 + (16 - rank) * s];
+      for (let rank = 16; rank >= 1; rank--) {
+        for (let f = 0; f < 16; f++) {
+          const p = name(f, rank);
+          const playable = f >= 1 && f <= 14 && rank >= 2 && rank <= 15;
+          const mouse = this.mice.includes(p);
+          if (!playable && !mouse) continue;
+          points[p] = at(f, rank);
+          squares.push({ name: p, x: 10 + f * s, y: 10 + (16 - rank) * s, size: s, mouse });
+        }
+      }
+      for (let rank = 15; rank >= 2; rank--) {
+        const row = [];
+        for (let f = 1; f <= 14; f++) row.push(name(f, rank));
+        notationRows.push(row);
+      }
+      return { points, lines: [], squares, notationRows, width: 20 + 16 * s, height: 20 + 16 * s, radius: 11 };
+    },
+    piece(letter) {
+      const colors = { S: '#c0392b', W: '#27ae60', N: '#2c6e99', E: '#8e44ad' };
+      return { fill: colors[letter], text: letter, color: '#fff' };
+    },
+    extra(fields) {
+      const roll = fields[2] === '-' ? 'to roll' : `rolled ${fields[2]}`;
+      return `Seats in play: ${fields[3]}   ${fields[1]} ${roll}`;
+    },
+  },
+};
+
+/** Pieces by point name from a notation. */
+function parsePosition(gameId, layout, notation) {
+  const fields = notation.trim().split(/\s+/);
+  const pieces = {};
+  fields[0].split('/').forEach((row, i) => {
+    expandRow(row).forEach((cell, j) => {
+      const point = layout.notationRows[i] && layout.notationRows[i][j];
+      if (cell && point) pieces[point] = cell;
+    });
+  });
+  if (gameId === 'kilkenny-cats' && fields[4]) {
+    [...fields[4]].forEach((c, i) => { if (c !== '-') pieces[GAMES[gameId].mice[i]] = c; });
+  }
+  return { fields, pieces, side: fields[1] ? fields[1].toLowerCase() : '' };
+}
+
+// ------------------------------------------------------------------ app --
+
+const $ = (id) => document.getElementById(id);
+
+const state = {
+  game: 'hat-diviyan-keliya',
+  options: {},
+  optionSpecs: {},
+  start: '',
+  moves: [],
+  history: [], // per prefix length: { side, chance }
+  notation: '',
+  side: '',
+  status: 'ongoing',
+  legal: [],
+  human: new Set(),
+  selection: [],
+  busy: false,
+  seats: [],
+};
+
+let engine;
+
+function message(text) {
+  $('message').hidden = !text;
+  $('message').textContent = text || '';
+}
+
+function setStatus(text) { $('status').textContent = text; }
+
+/** Reads `help` for each game's ruleset options. */
+function parseHelp(lines) {
+  const specs = {};
+  for (const line of lines) {
+    const m = line.match(/^\s+([a-z-]+)(?: \(also [^)]*\))?(?::\s*(.*))?$/);
+    if (!m || !GAMES[m[1]]) continue;
+    specs[m[1]] = {};
+    for (const opt of (m[2] || '').split(/\s+/).filter(Boolean)) {
+      const [key, values] = opt.split('=');
+      specs[m[1]][key] = values.split('|');
+    }
+  }
+  return specs;
+}
+
+function fillOptions() {
+  const box = $('options');
+  box.innerHTML = '';
+  const specs = state.optionSpecs[state.game] || {};
+  for (const [key, values] of Object.entries(specs)) {
+    const label = document.createElement('label');
+    label.textContent = key + ' ';
+    const select = document.createElement('select');
+    select.id = 'opt-' + key;
+    select.dataset.key = key;
+    for (const v of values) select.append(new Option(v, v));
+    select.value = state.options[key] || values[0];
+    label.append(select);
+    box.append(label);
+  }
+}
+
+function chosenOptions() {
+  const options = {};
+  for (const select of $('options').querySelectorAll('select')) options[select.dataset.key] = select.value;
+  return options;
+}
+
+function seatsOf(gameId, options) {
+  if (gameId !== 'kilkenny-cats') return Object.keys(GAMES[gameId].seats);
+  return { 2: ['s', 'n'], 3: ['s', 'w', 'n'], 4: ['s', 'w', 'n', 'e'] }[options.players || '2'];
+}
+
+function fillHumanChoices() {
+  const select = $('human');
+  const previous = select.value;
+  select.innerHTML = '';
+  for (const seat of state.seats) select.append(new Option(GAMES[state.game].seats[seat], seat));
+  select.append(new Option('nobody (engine vs engine)', ''));
+  select.value = state.seats.includes(previous) ? previous : state.seats[0];
+  state.human = new Set(select.value ? [select.value] : []);
+}
+
+/** Parses the `d` reply into notation, side and status. */
+function readDisplay(lines) {
+  for (const line of lines) {
+    if (line.startsWith('Notation: ')) state.notation = line.slice(10);
+    if (line.startsWith('Side: ')) state.side = line.slice(6);
+    if (line.startsWith('Status: ')) state.status = line.slice(8);
+  }
+}
+
+const errorIn = (lines) => lines.find((l) => l.startsWith('info string error: '));
+
+/** Sends the game so far and reads back position, status and legal moves. */
+async function sync() {
+  let command = `position fen ${state.start}`;
+  if (state.moves.length) command += ' moves ' + state.moves.join(' ');
+  const lines = await engine.exchange([command, 'd', 'legal'], (l) => l === 'legal' || l.startsWith('legal '));
+  const error = errorIn(lines);
+  if (error) throw new Error(error.slice(19));
+  readDisplay(lines);
+  state.legal = lines[lines.length - 1].split(/\s+/).slice(1);
+  state.history[state.moves.length] = { side: state.side, chance: isChance() };
+}
+
+function isChance() {
+  return state.legal.length > 0 && state.legal.every((m) => /^r[1-6]$/.test(m));
+}
+
+function humanToMove() {
+  return state.status === 'ongoing' && state.human.has(state.side);
+}
+
+async function newGame() {
+  if (state.busy) return;
+  state.game = $('game').value;
+  state.options = chosenOptions();
+  state.seats = seatsOf(state.game, state.options);
+  fillHumanChoices();
+  const words = Object.entries(state.options).map(([k, v]) => `${k}=${v}`).join(' ');
+  await run(async () => {
+    const lines = await engine.exchange([`newgame ${state.game} ${words}`.trim(), 'd'], (l) => l.startsWith('Status: '));
+    const error = errorIn(lines);
+    if (error) throw new Error(error.slice(19));
+    readDisplay(lines);
+    state.start = state.notation;
+    state.moves = [];
+    state.history = [];
+    $('thinking').textContent = '—';
+    await sync();
+  });
+}
+
+/** Runs a step of the game, showing errors, then lets the engine play. */
+async function run(step) {
+  state.busy = true;
+  render();
+  try {
+    message('');
+    await step();
+    await engineTurns();
+  } catch (e) {
+    message(String(e.message || e));
+  } finally {
+    state.busy = false;
+    render();
+  }
+}
+
+/** While it is not a human's turn: roll for the engine, or let it move. */
+async function engineTurns() {
+  while (state.status === 'ongoing' && !humanToMove()) {
+    if (isChance()) {
+      state.moves.push(await engine.roll());
+    } else {
+      render();
+      const movetime = Math.max(10, Number($('movetime').value) || 500);
+      const lines = await engine.exchange([`go movetime ${movetime}`], (l) => l.startsWith('bestmove '), (l) => showThinking(l));
+      const best = lines[lines.length - 1].split(/\s+/)[1];
+      if (!best || best === '(none)') throw new Error('the engine found no move');
+      state.moves.push(best);
+    }
+    await sync();
+  }
+}
+
+function showThinking(line) {
+  if (!line.startsWith('info depth ')) return;
+  const words = line.split(/\s+/);
+  const get = (key) => { const i = words.indexOf(key); return i >= 0 ? words[i + 1] : ''; };
+  const s = words.indexOf('score');
+  const score = s >= 0 ? words[s + 1] + ' ' + words[s + 2] : '';
+  const pv = words.indexOf('pv') >= 0 ? words.slice(words.indexOf('pv') + 1).join(' ') : '';
+  $('thinking').textContent = `depth ${get('depth')}  score ${score}  nodes ${get('nodes')}\npv ${pv}`;
+}
+
+async function play(move) {
+  if (state.busy || !humanToMove() || !state.legal.includes(move)) return;
+  state.selection = [];
+  await run(async () => {
+    state.moves.push(move);
+    await sync();
+  });
+}
+
+async function roll() {
+  if (state.busy || !humanToMove() || !isChance()) return;
+  await run(async () => {
+    state.moves.push(await engine.roll());
+    await sync();
+  });
+}
+
+async function undo() {
+  if (state.busy || state.moves.length === 0) return;
+  // Back to the last position where a human chose a move.
+  let n = state.moves.length - 1;
+  while (n > 0) {
+    const h = state.history[n];
+    if (h && state.human.has(h.side) && !h.chance) break;
+    n--;
+  }
+  state.moves = state.moves.slice(0, n);
+  state.selection = [];
+  await run(sync);
+}
+
+async function flip() {
+  if (state.busy) return;
+  const others = state.seats.filter((s) => !state.human.has(s));
+  state.human = new Set(others.slice(0, 1));
+  $('human').value = others[0] || '';
+  await run(async () => {});
+}
+
+async function setPosition() {
+  const text = $('paste').value.trim();
+  if (!text || state.busy) return;
+  const saved = { start: state.start, moves: state.moves };
+  await run(async () => {
+    state.start = text;
+    state.moves = [];
+    state.history = [];
+    try {
+      await sync();
+    } catch (e) {
+      Object.assign(state, saved);
+      await sync();
+      throw e;
+    }
+  });
+}
+
+// --------------------------------------------------------------- clicks --
+
+/** Points a player clicks for a move: the start and each landing point. */
+function clickPath(move) {
+  const { drop, points } = movePoints(move);
+  if (drop || points.length <= 2) return points;
+  return [points[0], ...points.filter((_, i) => i > 0 && i % 2 === 0)];
+}
+
+function candidates(selection) {
+  const prefix = (path) => selection.every((p, i) => path[i] === p);
+  return state.legal.filter((m) => !/^r\d$/.test(m) && m !== 'pass')
+    .filter((m) => prefix(clickPath(m)) || prefix(movePoints(m).points));
+}
+
+function click(point) {
+  if (state.busy || !humanToMove() || isChance()) return;
+  let selection = [...state.selection, point];
+  if (candidates(selection).length === 0) selection = candidates([point]).length ? [point] : [];
+  const complete = candidates(selection).filter((m) => {
+    const same = (path) => path.length === selection.length && path.every((p, i) => p === selection[i]);
+    return same(clickPath(m)) || same(movePoints(m).points);
+  });
+  state.selection = selection;
+  $('choices').innerHTML = '';
+  if (complete.length === 1) {
+    play(complete[0]);
+    return;
+  }
+  if (complete.length > 1) {
+    // Chains that land on the same points over different pieces.
+    for (const m of complete) {
+      const b = document.createElement('button');
+      b.textContent = m;
+      b.onclick = () => { $('choices').innerHTML = ''; play(m); };
+      $('choices').append(b);
+    }
+  }
+  render();
+}
+
+// --------------------------------------------------------------- render --
+
+function el(tag, attrs, parent) {
+  const e = document.createElementNS(SVG, tag);
+  for (const [k, v] of Object.entries(attrs)) e.setAttribute(k, v);
+  if (parent) parent.append(e);
+  return e;
+}
+
+function render() {
+  const game = GAMES[state.game];
+  const layout = game.layout(state.options);
+  const position = state.notation ? parsePosition(state.game, layout, state.notation) : { pieces: {}, fields: [] };
+  const board = $('board');
+  board.innerHTML = '';
+  board.dataset.game = state.game;
+  board.dataset.notation = state.notation;
+  board.dataset.start = state.start;
+  board.dataset.moves = state.moves.join(' ');
+  board.dataset.legal = state.legal.join(' ');
+  board.dataset.turn = state.busy ? 'engine' : state.status !== 'ongoing' ? 'over' : humanToMove() ? 'human' : 'wait';
+  const svg = el('svg', { width: layout.width, height: layout.height, viewBox: `0 0 ${layout.width} ${layout.height}` }, board);
+  for (const sq of layout.squares || []) {
+    const cls = sq.mouse ? 'mouse' : sq.base ? 'square base' : 'square';
+    el('rect', { x: sq.x, y: sq.y, width: sq.size, height: sq.size, class: cls }, svg);
+  }
+  for (const [a, b] of layout.lines) {
+    const [x1, y1] = layout.points[a], [x2, y2] = layout.points[b];
+    el('line', { x1, y1, x2, y2, class: 'line' }, svg);
+  }
+  const next = new Set();
+  if (state.selection.length) {
+    for (const m of candidates(state.selection)) {
+      const path = clickPath(m);
+      if (path[state.selection.length]) next.add(path[state.selection.length]);
+    }
+  }
+  for (const [point, [x, y]] of Object.entries(layout.points)) {
+    const g = el('g', { 'data-point': point }, svg);
+    const letter = position.pieces[point];
+    if (!layout.squares) el('circle', { cx: x, cy: y, r: 4, class: 'point' }, g);
+    if (letter) {
+      g.setAttribute('data-piece', letter);
+      const look = game.piece(letter);
+      const r = layout.radius;
+      if (look.shape === 'diamond') {
+        el('polygon', { points: `${x},${y - r} ${x + r},${y} ${x},${y + r} ${x - r},${y}`, fill: look.fill }, g);
+      } else {
+        el('circle', { cx: x, cy: y, r, fill: look.fill, stroke: look.stroke || 'none', 'stroke-width': 2 }, g);
+      }
+      if (look.text) {
+        const t = el('text', { x, y, class: 'piece-label', fill: look.color }, g);
+        t.textContent = look.text;
+      }
+    }
+    const hit = el('circle', { cx: x, cy: y, r: layout.radius + 4, class: 'target' }, g);
+    if (state.selection.includes(point)) hit.setAttribute('class', 'target selected');
+    else if (next.has(point)) hit.setAttribute('class', 'target next');
+    hit.addEventListener('click', () => click(point));
+  }
+  $('notation').value = state.notation;
+  const moves = $('moves');
+  moves.innerHTML = '';
+  for (const m of state.moves) {
+    const li = document.createElement('li');
+    li.textContent = m;
+    moves.append(li);
+  }
+  moves.scrollTop = moves.scrollHeight;
+  const who = (seat) => game.seats[seat] || seat;
+  let status;
+  if (state.status === 'ongoing') {
+    const extra = game.extra ? '  ·  ' + game.extra(position.fields) : '';
+    status = (state.busy ? 'Engine thinking… ' : humanToMove() ? 'Your move: ' : '') + `${who(state.side)} to move${extra}`;
+  } else if (state.status === 'draw') {
+    status = 'Game over: draw';
+  } else {
+    status = `Game over: ${who(state.status.split(' ')[1])} win${state.status.endsWith('s') ? '' : 's'}`;
+  }
+  setStatus(status);
+  $('roll').hidden = !(humanToMove() && isChance());
+  $('pass').hidden = !(humanToMove() && state.legal.length === 1 && state.legal[0] === 'pass');
+  for (const id of ['new', 'undo', 'flip', 'set']) $(id).disabled = state.busy;
+}
+
+// ---------------------------------------------------------------- start --
+
+async function main() {
+  engine = new Engine(
+    (why) => {
+      message(`The engine stopped (${why}). Restart it to go on from the same moves.`);
+      $('restart').hidden = false;
+    },
+    () => message('The server has stopped: start it again and reload this page.'),
+  );
+  try {
+    const config = await (await fetch('/api/config')).json();
+    $('movetime').value = config.movetime;
+    await engine.open();
+    const help = await engine.exchange(['help'], (l) => l.startsWith('  kilkenny-cats'));
+    state.optionSpecs = parseHelp(help);
+    for (const [id, g] of Object.entries(GAMES)) $('game').append(new Option(g.title, id));
+    $('game').value = GAMES[config.game] ? config.game : 'hat-diviyan-keliya';
+    fillOptions();
+    await newGame();
+  } catch (e) {
+    message(String(e.message || e));
+  }
+  $('game').onchange = () => { state.game = $('game').value; state.options = {}; fillOptions(); };
+  $('new').onclick = newGame;
+  $('undo').onclick = undo;
+  $('flip').onclick = flip;
+  $('human').onchange = () => {
+    state.human = new Set($('human').value ? [$('human').value] : []);
+    run(async () => {});
+  };
+  $('roll').onclick = roll;
+  $('pass').onclick = () => play('pass');
+  $('copy').onclick = () => navigator.clipboard && navigator.clipboard.writeText(state.notation);
+  $('set').onclick = setPosition;
+  $('restart').onclick = async () => {
+    try {
+      await engine.restart();
+      $('restart').hidden = true;
+      message('');
+      const words = Object.entries(state.options).map(([k, v]) => `${k}=${v}`).join(' ');
+      await engine.exchange([`newgame ${state.game} ${words}`.trim(), 'isready'], (l) => l === 'readyok');
+      await run(sync);
+    } catch (e) {
+      message(String(e.message || e));
+    }
+  };
+}
+
+main();
+
+// For tests and the curious: the page's state and engine connection.
+window.menagerie = { state, get engine() { return engine; } };

@@ -1,0 +1,184 @@
+// End-to-end test of the browser board: starts menagerie-gui, plays a few
+// moves of each game by clicking in headless Chromium, checks that the
+// engine answered and that the board drawn matches the engine's own `d`
+// for the same moves, restarts a stopped engine, and saves screenshots.
+//
+//   node tools/gui/e2e.mjs      (after cargo build --release)
+//
+// Environment: MENAGERIE_BIN (directory of the binaries, default
+// target/release), CHROMIUM (default /usr/bin/chromium), E2E_OUT (where
+// screenshots go, default target/gui-e2e).
+
+import { chromium } from 'playwright-core';
+import { spawn, execFileSync } from 'node:child_process';
+import { mkdirSync } from 'node:fs';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+
+const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');
+const bin = process.env.MENAGERIE_BIN || path.join(root, 'target', 'release');
+const out = process.env.E2E_OUT || path.join(root, 'target', 'gui-e2e');
+mkdirSync(out, { recursive: true });
+
+let failures = 0;
+function check(condition, what) {
+  if (condition) {
+    console.log(`ok - ${what}`);
+  } else {
+    failures++;
+    console.log(`FAILED - ${what}`);
+  }
+}
+
+// The pieces a notation places, parsed here independently of the page.
+const name = (f, r) => String.fromCharCode(97 + f) + r;
+function notationRows(game, options) {
+  if (game === 'hat-diviyan-keliya') {
+    const rows = [['b1']];
+    for (let r = 2; r <= (options.board === 'large' ? 5 : 4); r++) rows.push(['a', 'b', 'c'].map((f) => f + r));
+    return rows;
+  }
+  if (game === 'awithlaknannai-mosona') {
+    const odd = (r) => [1, 3, 5, 7, 9, 11, 13, 15].map((f) => name(f, r));
+    return [odd(3), [0, 2, 4, 6, 8, 10, 12, 14, 16].map((f) => name(f, 2)), odd(1)];
+  }
+  if (game === 'safari-dual') {
+    return [5, 4, 3, 2, 1].map((r) => [0, 1, 2, 3, 4].map((f) => name(f, r)));
+  }
+  const rows = [];
+  for (let r = 15; r >= 2; r--) rows.push([...Array(14).keys()].map((i) => name(i + 1, r)));
+  return rows;
+}
+function piecesOf(game, options, notation) {
+  const fields = notation.split(' ');
+  const rows = notationRows(game, options);
+  const pieces = {};
+  fields[0].split('/').forEach((row, i) => {
+    let j = 0;
+    for (const m of row.matchAll(/(\d+)|([A-Za-z])/g)) {
+      if (m[1]) j += Number(m[1]);
+      else pieces[rows[i][j++]] = m[2];
+    }
+  });
+  if (game === 'kilkenny-cats') {
+    ['h16', 'i16', 'h1', 'i1', 'p8', 'p9', 'a8', 'a9'].forEach((p, i) => {
+      if (fields[4][i] !== '-') pieces[p] = fields[4][i];
+    });
+  }
+  return pieces;
+}
+
+/** The engine's own view of start + moves, asked directly. */
+function engineNotation(game, options, start, moves) {
+  const words = Object.entries(options).map(([k, v]) => `${k}=${v}`).join(' ');
+  const lines = [`newgame ${game} ${words}`, `position fen ${start}${moves ? ' moves ' + moves : ''}`, 'd'];
+  const text = execFileSync(path.join(bin, 'menagerie'), lines, { encoding: 'utf8' });
+  return text.split('\n').find((l) => l.startsWith('Notation: ')).slice(10);
+}
+
+function clickPath(move) {
+  const points = move.match(/[a-q]\d+/g) || [];
+  if (move.startsWith('@') || points.length <= 2) return points;
+  return [points[0], ...points.filter((_, i) => i > 0 && i % 2 === 0)];
+}
+
+const board = (page, attr) => page.getAttribute('#board', `data-${attr}`);
+
+async function waitForTurn(page) {
+  await page.waitForFunction(() => ['human', 'over'].includes(document.querySelector('#board').dataset.turn), null, { timeout: 30000 });
+}
+
+async function playGame(page, game, options, humanMoves) {
+  await page.selectOption('#game', game);
+  for (const [key, value] of Object.entries(options)) await page.selectOption(`#opt-${key}`, value);
+  await page.click('#new');
+  await waitForTurn(page);
+  let engineAnswered = 0;
+  for (let i = 0; i < humanMoves; i++) {
+    if ((await board(page, 'turn')) === 'over') break;
+    let legal = (await board(page, 'legal')).split(' ');
+    if (legal.every((m) => /^r\d$/.test(m))) {
+      await page.click('#roll');
+      await page.waitForFunction(() => !document.querySelector('#board').dataset.legal.startsWith('r1'), null, { timeout: 10000 });
+      await waitForTurn(page);
+      legal = (await board(page, 'legal')).split(' ');
+    }
+    const before = (await board(page, 'moves')).split(' ').filter(Boolean).length;
+    // A stale click on a point that starts no move changes nothing.
+    const move = legal[i % legal.length];
+    if (move === 'pass') {
+      await page.click('#pass');
+    } else {
+      for (const point of clickPath(move)) await page.click(`[data-point="${point}"] .target`);
+    }
+    await page.waitForFunction((n) => document.querySelector('#board').dataset.moves.split(' ').filter(Boolean).length > n, before, { timeout: 10000 });
+    await waitForTurn(page);
+    const after = (await board(page, 'moves')).split(' ').filter(Boolean);
+    check(after[before] === move, `${game}: the move ${move} clicked was played`);
+    if (after.length > before + 1 || (await board(page, 'turn')) === 'over') engineAnswered++;
+  }
+  check(engineAnswered > 0, `${game}: the engine answered`);
+  const start = await board(page, 'start');
+  const moves = await board(page, 'moves');
+  const shown = await page.$$eval('[data-piece]', (els) => Object.fromEntries(els.map((e) => [e.dataset.point, e.dataset.piece])));
+  const expected = piecesOf(game, options, engineNotation(game, options, start, moves));
+  check(JSON.stringify(Object.entries(shown).sort()) === JSON.stringify(Object.entries(expected).sort()),
+    `${game}: the board shown matches the engine's d`);
+  check((await board(page, 'notation')) === engineNotation(game, options, start, moves), `${game}: the notation shown is the engine's`);
+  await page.screenshot({ path: path.join(out, `${game}.png`) });
+}
+
+async function main() {
+  const port = 20000 + Math.floor(Math.random() * 20000);
+  const server = spawn(path.join(bin, 'menagerie-gui'), ['--port', String(port), '--movetime', '40', '--seed', '5'], { stdio: ['ignore', 'pipe', 'inherit'] });
+  await new Promise((resolve, reject) => {
+    server.stdout.on('data', (d) => { if (String(d).includes('open http://')) resolve(); });
+    server.on('exit', (code) => reject(new Error(`menagerie-gui exited with ${code}`)));
+    setTimeout(() => reject(new Error('menagerie-gui did not start')), 10000);
+  });
+  const browser = await chromium.launch({
+    executablePath: process.env.CHROMIUM || '/usr/bin/chromium',
+    args: ['--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run', '--disable-background-networking', '--disable-component-update', '--disable-sync'],
+  });
+  try {
+    const page = await browser.newPage({ viewport: { width: 1100, height: 800 } });
+    const pageErrors = [];
+    page.on('pageerror', (e) => pageErrors.push(String(e)));
+    await page.goto(`http://127.0.0.1:${port}/`);
+    await waitForTurn(page);
+    await playGame(page, 'hat-diviyan-keliya', { start: 'ludovici', board: 'small' }, 4);
+    await playGame(page, 'awithlaknannai-mosona', { board: 'lined', leap: 'bent', ending: 'draw' }, 3);
+    await playGame(page, 'safari-dual', {}, 3);
+    await playGame(page, 'kilkenny-cats', { players: '2' }, 3);
+
+    // A stopped engine: a clear message, a restart, and the game goes on.
+    const moves = await board(page, 'moves');
+    await page.evaluate(() => fetch(`/api/session/${window.menagerie.engine.id}/send`, { method: 'POST', body: 'quit\n' }));
+    await page.waitForSelector('#restart:not([hidden])', { timeout: 10000 });
+    check((await page.textContent('#message')).includes('engine stopped'), 'a stopped engine is reported');
+    await page.click('#restart');
+    await page.waitForSelector('#restart[hidden]', { state: 'attached', timeout: 10000 });
+    await waitForTurn(page);
+    check((await board(page, 'moves')) === moves, 'after a restart the game goes on from the same moves');
+
+    // Ruleset options and the large board.
+    await playGame(page, 'hat-diviyan-keliya', { start: 'apex', board: 'large' }, 2);
+    check(pageErrors.length === 0, `no script errors on the page ${pageErrors.join('; ')}`);
+
+    // The server goes away: the page says so.
+    server.kill();
+    await page.waitForFunction(() => document.querySelector('#message').textContent.includes('server'), null, { timeout: 15000 });
+    check(true, 'a stopped server is reported');
+    await page.screenshot({ path: path.join(out, 'server-gone.png') });
+  } finally {
+    await browser.close();
+    server.kill();
+  }
+  console.log(failures ? `${failures} check(s) failed` : 'all checks passed');
+  process.exit(failures ? 1 : 0);
+}
+
+main().catch((e) => {
+  console.error(e);
+  process.exit(1);
+});
