@@ -13,3 +13,4 @@ pub mod protocol;
 pub mod referee;
 pub mod rng;
 pub mod search;
+pub mod tune;

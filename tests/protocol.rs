@@ -498,3 +498,22 @@ fn growing_position_commands_equal_one_full_command() {
     ]);
     assert_eq!(notation(&out), "1/LTL/L1L/L1L l 0 0 1");
 }
+
+#[test]
+fn tune_options_change_the_evaluation_and_are_checked() {
+    let score = |setup: &[&str]| {
+        let mut lines = setup.to_vec();
+        lines.extend(["newgame safari-dual", "go depth 3"]);
+        let out = engine(&lines);
+        assert!(errors(&out).is_empty(), "{out}");
+        out.lines().rev().find(|l| l.starts_with("info depth 3")).unwrap().to_string()
+    };
+    let default = score(&[]);
+    let tuned = score(&["setoption name Tune.safari.mobility value 30"]);
+    assert_ne!(default, tuned, "the weight reaches the evaluation");
+    let out = engine(&["setoption name Tune.safari.mobility value -1", "setoption name Tune.nothing value 1", "setoption name Tune.safari.mobility"]);
+    let errs = errors(&out);
+    assert_eq!(errs.len(), 3, "{out}");
+    assert!(errs[0].contains("safari.mobility needs a whole number from 0 to 100, not '-1'"));
+    assert!(errs[1].contains("unknown option 'Tune.nothing'"));
+}

@@ -661,16 +661,16 @@ impl Game for Awithlaknannai {
     }
 
     fn evaluate(&self) -> i32 {
+        use crate::tune::{AW_EXPOSED, AW_MATERIAL, AW_MOBILITY, AW_TARGET};
         let me = self.side;
         let them = 1 - me;
-        let material = 100
-            * (self.pieces[me as usize].count_ones() as i32
-                - self.pieces[them as usize].count_ones() as i32);
-        let mobility = 4 * (self.mobility(me) - self.mobility(them));
+        let count = |seat: Seat| self.pieces[seat as usize].count_ones() as i32;
+        let material = AW_MATERIAL.get() * (count(me) - count(them));
+        let mobility = AW_MOBILITY.get() * (self.mobility(me) - self.mobility(them));
         // The side to move may take an exposed enemy piece now; its own
         // exposed pieces are only threatened.
-        let safety = 30 * self.exposed(them).count_ones().min(1) as i32
-            - 20 * self.exposed(me).count_ones() as i32;
+        let safety = AW_TARGET.get() * self.exposed(them).count_ones().min(1) as i32
+            - AW_EXPOSED.get() * self.exposed(me).count_ones() as i32;
         material + mobility + safety
     }
 

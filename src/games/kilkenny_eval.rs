@@ -7,20 +7,17 @@
 use super::kilkenny::Kilkenny;
 use crate::game::{Game, Seat};
 
-const HOME: i32 = 900;
-const FREE_CAT: i32 = 120;
-/// Per king step between a seat's nearest free cats and its empty mice.
-const DISTANCE: i32 = 14;
+use crate::tune::{
+    KC_COVER_OURS, KC_COVER_THEIRS, KC_DISTANCE, KC_FREE_CAT, KC_HOME, KC_THREAT_OURS, KC_THREAT_THEIRS,
+};
+
 /// A seat with no free cat is out (or has just won, which the search sees).
 const OUT: i32 = -20_000;
-/// Per roll (of six) that lets an enemy take a cat, on the value of a cat;
-/// worse when the enemy rolls first.
-const THREAT_THEIR_TURN: i32 = 140;
-const THREAT_OUR_TURN: i32 = 45;
-/// Per roll that lands a cat on an empty mouse at once; better when we
-/// roll first.
-const COVER_OUR_TURN: i32 = 150;
-const COVER_THEIR_TURN: i32 = 70;
+
+// The weights (crate::tune): a cat home, a free cat, a king step between
+// the nearest free cats and the empty mice; per roll (of six) that lets an
+// enemy take a cat, when the enemy rolls first and when we do; per roll
+// that lands a cat on a mouse at once, when we roll first and when they do.
 
 fn utility(p: &Kilkenny, seat: Seat) -> i32 {
     if p.is_out(seat) {
@@ -48,11 +45,11 @@ fn utility(p: &Kilkenny, seat: Seat) -> i32 {
     };
     let covered = p.landing_rolls(seat).count_ones() as i32;
     let (threat_weight, cover_weight) = if ours {
-        (THREAT_OUR_TURN, COVER_OUR_TURN)
+        (KC_THREAT_OURS.get(), KC_COVER_OURS.get())
     } else {
-        (THREAT_THEIR_TURN, COVER_THEIR_TURN)
+        (KC_THREAT_THEIRS.get(), KC_COVER_THEIRS.get())
     };
-    HOME * home + FREE_CAT * p.free_cats(seat) as i32 - DISTANCE * race - threat_weight * threat / 6
+    KC_HOME.get() * home + KC_FREE_CAT.get() * p.free_cats(seat) as i32 - KC_DISTANCE.get() * race - threat_weight * threat / 6
         + cover_weight * covered
 }
 

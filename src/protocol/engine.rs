@@ -403,6 +403,22 @@ impl Engine {
     }
 
     fn set_option(&mut self, name: &str, value: Option<&str>) -> Result<(), EngineError> {
+        if let Some(param) = name
+            .get(..5)
+            .filter(|prefix| prefix.eq_ignore_ascii_case("tune."))
+            .and_then(|_| crate::tune::find(&name[5..]))
+        {
+            let text = value.ok_or(EngineError::OptionNeedsValue(param.name))?;
+            let (min, max) = crate::tune::bounds(param);
+            let bad = || EngineError::OptionValue {
+                name: param.name,
+                value: text.to_string(),
+                min: min as u64,
+                max: max as u64,
+            };
+            let number: i32 = text.parse().map_err(|_| bad())?;
+            return crate::tune::set(param, number).map_err(|_| bad());
+        }
         let spin = SPINS
             .iter()
             .find(|s| s.name.eq_ignore_ascii_case(name))
