@@ -133,17 +133,22 @@ pub fn search_signature(out: Option<&Output>) -> (u64, u128) {
     (total, start.elapsed().as_millis())
 }
 
+/// Stockfish's closing lines, which bench tools read.
+fn print_totals(out: &Output, nodes: u64, ms: u128) {
+    out.line("");
+    out.line(&format!("Total time (ms) : {ms}"));
+    out.line(&format!("Nodes searched  : {nodes}"));
+    out.line(&format!(
+        "Nodes/second    : {}",
+        nodes as u128 * 1000 / ms.max(1)
+    ));
+}
+
 pub fn run(kind: BenchKind, out: &Output) {
     match kind {
         BenchKind::Search => {
             let (nodes, ms) = search_signature(Some(out));
-            out.line("");
-            out.line(&format!("Total time (ms) : {ms}"));
-            out.line(&format!("Nodes searched  : {nodes}"));
-            out.line(&format!(
-                "Nodes/second    : {}",
-                nodes as u128 * 1000 / ms.max(1)
-            ));
+            print_totals(out, nodes, ms);
         }
         BenchKind::Perft => {
             let (mut nodes, start) = (0u64, Instant::now());
@@ -163,13 +168,7 @@ pub fn run(kind: BenchKind, out: &Output) {
                 ));
             }
             let ms = start.elapsed().as_millis();
-            out.line("");
-            out.line(&format!("Total time (ms) : {ms}"));
-            out.line(&format!("Nodes searched  : {nodes}"));
-            out.line(&format!(
-                "Nodes/second    : {}",
-                nodes as u128 * 1000 / ms.max(1)
-            ));
+            print_totals(out, nodes, ms);
         }
         BenchKind::Playouts(games) => {
             for id in PLAYOUT_GAMES {

@@ -6,6 +6,7 @@
 //! - [`protocol`]: the engine's text protocol.
 
 pub mod bench;
+pub mod bits;
 pub mod game;
 pub mod games;
 pub mod notation;

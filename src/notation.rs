@@ -359,6 +359,25 @@ pub fn resolve_points(
         .collect()
 }
 
+/// Parses a move written as exactly two points (`a2b3`: from, to).
+pub fn parse_from_to(
+    text: &str,
+    index_of: impl Fn(PointName) -> Option<u8>,
+) -> Result<(u8, u8), MoveSyntaxError> {
+    let (drop, points) =
+        parse_points(text).ok_or_else(|| MoveSyntaxError::Unreadable(text.to_string()))?;
+    if drop {
+        return Err(MoveSyntaxError::Unreadable(text.to_string()));
+    }
+    match resolve_points(text, &points, index_of)?.as_slice() {
+        [from, to] => Ok((*from, *to)),
+        other => Err(MoveSyntaxError::PointCount {
+            mv: text.to_string(),
+            found: other.len(),
+        }),
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

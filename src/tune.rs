@@ -64,7 +64,10 @@ static PARAMS: [&Param; 15] = [
 
 /// The parameter called `name` (after `Tune.`), any case.
 pub fn find(name: &str) -> Option<&'static Param> {
-    PARAMS.iter().copied().find(|p| p.name.eq_ignore_ascii_case(name))
+    PARAMS
+        .iter()
+        .copied()
+        .find(|p| p.name.eq_ignore_ascii_case(name))
 }
 
 /// Sets a parameter; values stay within a factor of 10 of the default.

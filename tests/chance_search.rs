@@ -46,7 +46,12 @@ fn brute(p: &mut Kilkenny, depth: i32, ply: i32, root: Seat) -> i32 {
 
 #[test]
 fn pruning_never_changes_a_value() {
-    for (players, rolls) in [(2, ["r3", "r5"]), (2, ["r6", "r1"]), (3, ["r4", "r2"]), (4, ["r2", "r6"])] {
+    for (players, rolls) in [
+        (2, ["r3", "r5"]),
+        (2, ["r6", "r1"]),
+        (3, ["r4", "r2"]),
+        (4, ["r2", "r6"]),
+    ] {
         let ruleset = Ruleset::parse(Kilkenny::OPTIONS, &[format!("players={players}")]).unwrap();
         let mut session: Session<Kilkenny> = Session::new(ruleset);
         // Roll, a first move, and the next roll: a position with choices.

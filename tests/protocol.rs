@@ -506,12 +506,20 @@ fn tune_options_change_the_evaluation_and_are_checked() {
         lines.extend(["newgame safari-dual", "go depth 3"]);
         let out = engine(&lines);
         assert!(errors(&out).is_empty(), "{out}");
-        out.lines().rev().find(|l| l.starts_with("info depth 3")).unwrap().to_string()
+        out.lines()
+            .rev()
+            .find(|l| l.starts_with("info depth 3"))
+            .unwrap()
+            .to_string()
     };
     let default = score(&[]);
     let tuned = score(&["setoption name Tune.safari.mobility value 30"]);
     assert_ne!(default, tuned, "the weight reaches the evaluation");
-    let out = engine(&["setoption name Tune.safari.mobility value -1", "setoption name Tune.nothing value 1", "setoption name Tune.safari.mobility"]);
+    let out = engine(&[
+        "setoption name Tune.safari.mobility value -1",
+        "setoption name Tune.nothing value 1",
+        "setoption name Tune.safari.mobility",
+    ]);
     let errs = errors(&out);
     assert_eq!(errs.len(), 3, "{out}");
     assert!(errs[0].contains("safari.mobility needs a whole number from 0 to 100, not '-1'"));

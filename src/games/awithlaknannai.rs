@@ -11,6 +11,7 @@
 
 use std::fmt;
 
+use crate::bits::ones as bits;
 use crate::game::{Game, OptionSpec, Outcome, Ruleset, Seat};
 use crate::notation::{
     parse_board, parse_points, resolve_points, write_row, FieldReader, MoveSyntaxError,
@@ -282,19 +283,6 @@ pub struct Awithlaknannai {
     side: Seat,
     clock: u32,
     hash: u64,
-}
-
-/// Indices of the set bits of a mask, lowest first.
-fn bits(mut mask: u32) -> impl Iterator<Item = u8> {
-    std::iter::from_fn(move || {
-        if mask == 0 {
-            None
-        } else {
-            let i = mask.trailing_zeros() as u8;
-            mask &= mask - 1;
-            Some(i)
-        }
-    })
 }
 
 impl Awithlaknannai {

@@ -231,16 +231,8 @@ impl Hdk {
 }
 
 /// Indices of the set bits of a mask, lowest first.
-fn bits(mut mask: u16) -> impl Iterator<Item = usize> {
-    std::iter::from_fn(move || {
-        if mask == 0 {
-            None
-        } else {
-            let i = mask.trailing_zeros() as usize;
-            mask &= mask - 1;
-            Some(i)
-        }
-    })
+fn bits(mask: u16) -> impl Iterator<Item = usize> {
+    crate::bits::ones(mask.into()).map(usize::from)
 }
 
 static OPTIONS: &[OptionSpec] = &[

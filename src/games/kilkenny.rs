@@ -14,8 +14,8 @@ use std::fmt;
 
 use crate::game::{Game, OptionSpec, Outcome, Ruleset, Seat};
 use crate::notation::{
-    number, parse_board, parse_points, resolve_points, write_row, FieldReader, MoveSyntaxError,
-    NotationError, PointName,
+    number, parse_board, parse_from_to, write_row, FieldReader, MoveSyntaxError, NotationError,
+    PointName,
 };
 use crate::rng::zobrist_table;
 
@@ -615,22 +615,8 @@ impl Game for Kilkenny {
                 };
             }
         }
-        let (drop, points) =
-            parse_points(text).ok_or_else(|| MoveSyntaxError::Unreadable(text.to_string()))?;
-        if drop {
-            return Err(MoveSyntaxError::Unreadable(text.to_string()));
-        }
-        let squares = resolve_points(text, &points, square_index)?;
-        match squares.as_slice() {
-            [from, to] => Ok(KcMove::Step {
-                from: *from,
-                to: *to,
-            }),
-            _ => Err(MoveSyntaxError::PointCount {
-                mv: text.to_string(),
-                found: squares.len(),
-            }),
-        }
+        let (from, to) = parse_from_to(text, square_index)?;
+        Ok(KcMove::Step { from, to })
     }
 
     fn seats(&self) -> &[Seat] {

@@ -8,7 +8,8 @@ use super::kilkenny::Kilkenny;
 use crate::game::{Game, Seat};
 
 use crate::tune::{
-    KC_COVER_OURS, KC_COVER_THEIRS, KC_DISTANCE, KC_FREE_CAT, KC_HOME, KC_THREAT_OURS, KC_THREAT_THEIRS,
+    KC_COVER_OURS, KC_COVER_THEIRS, KC_DISTANCE, KC_FREE_CAT, KC_HOME, KC_THREAT_OURS,
+    KC_THREAT_THEIRS,
 };
 
 /// A seat with no free cat is out (or has just won, which the search sees).
@@ -49,7 +50,9 @@ fn utility(p: &Kilkenny, seat: Seat) -> i32 {
     } else {
         (KC_THREAT_THEIRS.get(), KC_COVER_THEIRS.get())
     };
-    KC_HOME.get() * home + KC_FREE_CAT.get() * p.free_cats(seat) as i32 - KC_DISTANCE.get() * race - threat_weight * threat / 6
+    KC_HOME.get() * home + KC_FREE_CAT.get() * p.free_cats(seat) as i32
+        - KC_DISTANCE.get() * race
+        - threat_weight * threat / 6
         + cover_weight * covered
 }
 

@@ -11,10 +11,10 @@
 
 use std::fmt;
 
+use crate::bits::ones as bits;
 use crate::game::{Game, OptionSpec, Outcome, Ruleset, Seat};
 use crate::notation::{
-    parse_board, parse_points, resolve_points, write_row, FieldReader, MoveSyntaxError,
-    NotationError, PointName,
+    parse_board, parse_from_to, write_row, FieldReader, MoveSyntaxError, NotationError, PointName,
 };
 use crate::rng::zobrist_table;
 
@@ -211,18 +211,6 @@ pub struct Safari {
     side: Seat,
     clock: u32,
     hash: u64,
-}
-
-fn bits(mut mask: u32) -> impl Iterator<Item = u8> {
-    std::iter::from_fn(move || {
-        if mask == 0 {
-            None
-        } else {
-            let i = mask.trailing_zeros() as u8;
-            mask &= mask - 1;
-            Some(i)
-        }
-    })
 }
 
 impl Safari {
@@ -456,22 +444,8 @@ impl Game for Safari {
     }
 
     fn parse_move(text: &str) -> Result<SafariMove, MoveSyntaxError> {
-        let (drop, points) =
-            parse_points(text).ok_or_else(|| MoveSyntaxError::Unreadable(text.to_string()))?;
-        if drop {
-            return Err(MoveSyntaxError::Unreadable(text.to_string()));
-        }
-        let squares = resolve_points(text, &points, square_index)?;
-        match squares.as_slice() {
-            [from, to] => Ok(SafariMove {
-                from: *from,
-                to: *to,
-            }),
-            _ => Err(MoveSyntaxError::PointCount {
-                mv: text.to_string(),
-                found: squares.len(),
-            }),
-        }
+        let (from, to) = parse_from_to(text, square_index)?;
+        Ok(SafariMove { from, to })
     }
 
     fn seats(&self) -> &[Seat] {

@@ -18,7 +18,8 @@ fn side_score(p: &Safari, seat: Seat) -> i32 {
         score += SAFARI_MOBILITY.get() * (neighbours(s) & empty).count_ones() as i32;
     }
     if let Some(lion) = p.lion(seat) {
-        score -= SAFARI_LION_PRESSURE.get() * (neighbours(lion) & occupied(p, them)).count_ones() as i32;
+        score -=
+            SAFARI_LION_PRESSURE.get() * (neighbours(lion) & occupied(p, them)).count_ones() as i32;
         let enemy_base = BASES[them as usize] as u8;
         let base_open = p.lion(them) != Some(enemy_base);
         if base_open {

@@ -5,18 +5,18 @@
 //! forced), and Lazy SMP: helper threads search the same tree and meet
 //! through the table.
 
-use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
-use std::time::Instant;
+use std::sync::atomic::Ordering;
 
 use super::tt::{Bound, Entry};
-use super::{outcome_score, Info, Limits, Reporter, Score, SearchResult, Settings, Shared, Watch};
+use super::{
+    lazy_smp, outcome_score, single_thread, Budget, Info, Limits, Reporter, Score, SearchResult,
+    Settings, Shared,
+};
 use super::{DECIDED, MAX_PLY, WIN};
 use crate::game::session::Session;
 use crate::game::Game;
 
 const INFINITY: i32 = WIN + 1;
-/// Nodes between looks at the clock and the stop flag.
-const CHECK_EVERY: u64 = 1024;
 const MAX_QUIESCENCE_PLY: usize = 16;
 const ASPIRATION: i32 = 40;
 
@@ -28,14 +28,6 @@ pub fn search<G: Game>(
     settings: &Settings,
     reporter: &mut dyn Reporter,
 ) -> SearchResult {
-    let nodes = AtomicU64::new(0);
-    let watch = Watch {
-        shared,
-        limits,
-        start: Instant::now(),
-        nodes: &nodes,
-    };
-    let done = AtomicBool::new(false);
     let mut root_moves = Vec::new();
     session.legal(&mut root_moves);
     if root_moves.is_empty() {
@@ -45,23 +37,9 @@ pub fn search<G: Game>(
             nodes: 0,
         };
     }
-    let result = std::thread::scope(|scope| {
-        for id in 1..settings.threads.max(1) {
-            let (watch, done) = (&watch, &done);
-            scope.spawn(move || {
-                let mut helper = Worker::new(id, session, watch, done);
-                helper.iterate(None);
-            });
-        }
-        let mut main = Worker::new(0, session, &watch, &done);
-        let result = main.iterate(Some(reporter));
-        done.store(true, Ordering::Relaxed);
-        result
-    });
-    SearchResult {
-        nodes: nodes.load(Ordering::Relaxed),
-        ..result
-    }
+    lazy_smp(limits, shared, settings, reporter, |budget, reporter| {
+        Worker::new(session, budget).iterate(reporter)
+    })
 }
 
 /// Scores of each root move searched to `depth`, for weakened play.
@@ -70,97 +48,78 @@ pub fn root_scores<G: Game>(
     depth: u32,
     shared: &Shared,
 ) -> Vec<(G::Move, i32)> {
-    let nodes = AtomicU64::new(0);
-    let limits = Limits::depth(depth);
-    let watch = Watch {
-        shared,
-        limits: &limits,
-        start: Instant::now(),
-        nodes: &nodes,
-    };
-    let done = AtomicBool::new(false);
-    let mut worker = Worker::new(0, session, &watch, &done);
-    worker.may_abort = false;
-    let mut moves = Vec::new();
-    session.legal(&mut moves);
-    let side = session.position().side();
-    moves
-        .into_iter()
-        .map(|mv| {
-            let undo = worker.position.play(mv);
-            worker.path.push(worker.position.hash());
-            let s = worker.negamax(depth as i32 - 1, 1, -INFINITY, INFINITY);
-            let score = if worker.position.side() == side {
-                s
-            } else {
-                -s
-            };
-            worker.path.pop();
-            worker.position.undo(mv, undo);
-            (mv, score)
-        })
-        .collect()
+    single_thread(depth, shared, |budget| {
+        let mut worker = Worker::new(session, budget);
+        let mut moves = Vec::new();
+        session.legal(&mut moves);
+        let side = session.position().side();
+        moves
+            .into_iter()
+            .map(|mv| {
+                let undo = worker.position.play(mv);
+                worker.path.push(worker.position.hash());
+                let s = worker.negamax(depth as i32 - 1, 1, -INFINITY, INFINITY);
+                let score = if worker.position.side() == side {
+                    s
+                } else {
+                    -s
+                };
+                worker.path.pop();
+                worker.position.undo(mv, undo);
+                (mv, score)
+            })
+            .collect()
+    })
 }
 
 /// One search thread with its own position, move lists and heuristics.
 struct Worker<'a, G: Game> {
-    id: usize,
     position: G,
     /// Hashes of the game since the set position, then of the search path.
     path: Vec<u64>,
-    watch: &'a Watch<'a>,
-    done: &'a AtomicBool,
+    budget: Budget<'a>,
     lists: Vec<Vec<G::Move>>,
     order: Vec<Vec<i32>>,
     killers: Vec<[Option<G::Move>; 2]>,
     /// History of quiet moves that caused cut-offs, per seat.
     history: Vec<i32>,
     pv: Vec<Vec<G::Move>>,
-    unflushed: u64,
     seldepth: usize,
-    aborted: bool,
-    /// The main thread may only abort once an iteration has given a move.
-    may_abort: bool,
     /// The best root move fully searched in the current iteration.
     root_best: Option<(G::Move, i32)>,
 }
 
 impl<'a, G: Game> Worker<'a, G> {
-    fn new(id: usize, session: &Session<G>, watch: &'a Watch<'a>, done: &'a AtomicBool) -> Self {
+    fn new(session: &Session<G>, budget: Budget<'a>) -> Self {
         Worker {
-            id,
             position: session.position().clone(),
             path: session.history().to_vec(),
-            watch,
-            done,
+            budget,
             lists: (0..MAX_PLY + 1).map(|_| Vec::with_capacity(64)).collect(),
             order: (0..MAX_PLY + 1).map(|_| Vec::with_capacity(64)).collect(),
             killers: vec![[None, None]; MAX_PLY + 1],
             history: vec![0; 2 * G::MOVE_KEYS],
             pv: (0..MAX_PLY + 1).map(|_| Vec::new()).collect(),
-            unflushed: 0,
             seldepth: 0,
-            aborted: false,
-            may_abort: id > 0,
             root_best: None,
         }
     }
 
     fn iterate(&mut self, mut reporter: Option<&mut dyn Reporter>) -> SearchResult {
-        let limits = self.watch.limits;
+        let limits = self.budget.watch.limits;
         let max_depth = limits
             .depth
             .unwrap_or(MAX_PLY as u32 - 4)
             .clamp(1, MAX_PLY as u32 - 4);
         let mut best: Option<(G::Move, i32)> = None;
         // Helpers start one ply deeper on odd ids so threads spread out.
-        let mut depth = 1 + (self.id as u32 & 1);
+        let mut depth = 1 + (self.budget.id as u32 & 1);
         let mut previous = 0;
         while depth <= max_depth {
             self.seldepth = 0;
             self.root_best = None;
             let score = self.aspiration(depth, previous);
-            if self.aborted && best.is_some() {
+            if self.budget.aborted && best.is_some() {
                 // An unfinished iteration still counts for the root moves
                 // it searched fully: its best of those beats the last
                 // iteration's choice, which it has just been compared with.
@@ -171,22 +130,22 @@ impl<'a, G: Game> Worker<'a, G> {
             }
             if let Some(&mv) = self.pv[0].first() {
                 best = Some((mv, score));
-                self.may_abort = true;
+                self.budget.may_abort = true;
             }
             previous = score;
             if let Some(reporter) = reporter.as_deref_mut() {
-                self.flush();
+                self.budget.flush();
                 reporter.info(&Info {
                     depth,
                     seldepth: self.seldepth as u32,
                     score: Score::from_internal(score),
-                    nodes: self.watch.nodes.load(Ordering::Relaxed),
-                    time_ms: self.watch.elapsed_ms(),
-                    hashfull: self.watch.shared.tt.hashfull(),
+                    nodes: self.budget.watch.nodes.load(Ordering::Relaxed),
+                    time_ms: self.budget.watch.elapsed_ms(),
+                    hashfull: self.budget.watch.shared.tt.hashfull(),
                     pv: self.pv[0].iter().map(|m| m.to_string()).collect(),
                 });
             }
-            if self.aborted || self.done.load(Ordering::Relaxed) {
+            if self.budget.finished() {
                 break;
             }
             let decided_within = score.abs() >= DECIDED && (WIN - score.abs()) < depth as i32;
@@ -194,13 +153,13 @@ impl<'a, G: Game> Worker<'a, G> {
                 break;
             }
             if let Some(soft) = limits.soft_ms {
-                if self.watch.elapsed_ms() >= soft {
+                if self.budget.watch.elapsed_ms() >= soft {
                     break;
                 }
             }
             depth += 1;
         }
-        self.flush();
+        self.budget.flush();
         let (mv, score) = best.expect("a root with legal moves yields a move at depth 1");
         SearchResult {
             best: Some(mv.to_string()),
@@ -219,7 +178,7 @@ impl<'a, G: Game> Worker<'a, G> {
         let (mut alpha, mut beta) = (previous - delta, previous + delta);
         loop {
             let score = self.negamax(depth as i32, 0, alpha, beta);
-            if self.aborted {
+            if self.budget.aborted {
                 return score;
             }
             if score <= alpha {
@@ -235,26 +194,6 @@ impl<'a, G: Game> Worker<'a, G> {
                 beta = INFINITY;
             }
         }
-    }
-
-    fn flush(&mut self) {
-        self.watch
-            .nodes
-            .fetch_add(self.unflushed, Ordering::Relaxed);
-        self.unflushed = 0;
-    }
-
-    /// Counts a node; true when the search must unwind.
-    fn tick(&mut self) -> bool {
-        self.unflushed += 1;
-        if self.unflushed >= CHECK_EVERY {
-            self.flush();
-            let stop = self.watch.must_stop() || (self.id > 0 && self.done.load(Ordering::Relaxed));
-            if stop && self.may_abort {
-                self.aborted = true;
-            }
-        }
-        self.aborted
     }
 
     /// Score of the position if a draw rule ends the game here.
@@ -284,9 +223,34 @@ impl<'a, G: Game> Worker<'a, G> {
         None
     }
 
+    /// The moves of the node at `ply`, in that ply's list (to be given
+    /// back), or its score when the game is over here, by the rules or a
+    /// draw rule.
+    fn expand(&mut self, ply: usize) -> Result<Vec<G::Move>, i32> {
+        let mut moves = std::mem::take(&mut self.lists[ply]);
+        moves.clear();
+        self.position.generate(&mut moves);
+        let score = if moves.is_empty() {
+            let outcome = self
+                .position
+                .outcome()
+                .expect("no moves means the game is decided");
+            Some(outcome_score(outcome, self.position.side(), ply))
+        } else {
+            self.draw_by_rule(ply)
+        };
+        match score {
+            Some(score) => {
+                self.lists[ply] = moves;
+                Err(score)
+            }
+            None => Ok(moves),
+        }
+    }
+
     fn negamax(&mut self, depth: i32, ply: usize, mut alpha: i32, beta: i32) -> i32 {
         self.pv[ply].clear();
-        if ply > 0 && self.tick() {
+        if ply > 0 && self.budget.tick() {
             return 0;
         }
         if depth <= 0 || ply >= MAX_PLY - 2 {
@@ -294,21 +258,10 @@ impl<'a, G: Game> Worker<'a, G> {
         }
         self.seldepth = self.seldepth.max(ply);
 
-        let mut moves = std::mem::take(&mut self.lists[ply]);
-        moves.clear();
-        self.position.generate(&mut moves);
-        if moves.is_empty() {
-            self.lists[ply] = moves;
-            let outcome = self
-                .position
-                .outcome()
-                .expect("no moves means the game is decided");
-            return outcome_score(outcome, self.position.side(), ply);
-        }
-        if let Some(score) = self.draw_by_rule(ply) {
-            self.lists[ply] = moves;
-            return score;
-        }
+        let moves = match self.expand(ply) {
+            Ok(moves) => moves,
+            Err(score) => return score,
+        };
         // Mate-distance pruning: nothing here beats a win found nearer.
         let (alpha_floor, beta_cap) = (-(WIN - ply as i32), WIN - ply as i32 - 1);
         if alpha_floor >= beta || beta_cap <= alpha {
@@ -322,7 +275,7 @@ impl<'a, G: Game> Worker<'a, G> {
 
         let key = self.position.hash();
         let mut hash_move = None;
-        if let Some(e) = self.watch.shared.tt.probe(key) {
+        if let Some(e) = self.budget.watch.shared.tt.probe(key) {
             hash_move = e.move_index.filter(|&i| (i as usize) < moves.len());
             if ply > 0 && e.depth as i32 >= depth {
                 let score = from_table(e.score, ply);
@@ -376,7 +329,7 @@ impl<'a, G: Game> Worker<'a, G> {
             };
             self.path.pop();
             self.position.undo(mv, undo);
-            if self.aborted {
+            if self.budget.aborted {
                 self.lists[ply] = moves;
                 return 0;
             }
@@ -414,7 +367,7 @@ impl<'a, G: Game> Worker<'a, G> {
         } else {
             Bound::Upper
         };
-        self.watch.shared.tt.store(
+        self.budget.watch.shared.tt.store(
             key,
             Entry {
                 score: to_table(best_score, ply),
@@ -441,25 +394,14 @@ impl<'a, G: Game> Worker<'a, G> {
     /// is one and standing pat is not allowed (until `MAX_QUIESCENCE_PLY`).
     fn quiescence(&mut self, ply: usize, qply: usize, mut alpha: i32, beta: i32) -> i32 {
         self.pv[ply].clear();
-        if self.tick() {
+        if self.budget.tick() {
             return 0;
         }
         self.seldepth = self.seldepth.max(ply);
-        let mut moves = std::mem::take(&mut self.lists[ply]);
-        moves.clear();
-        self.position.generate(&mut moves);
-        if moves.is_empty() {
-            self.lists[ply] = moves;
-            let outcome = self
-                .position
-                .outcome()
-                .expect("no moves means the game is decided");
-            return outcome_score(outcome, self.position.side(), ply);
-        }
-        if let Some(score) = self.draw_by_rule(ply) {
-            self.lists[ply] = moves;
-            return score;
-        }
+        let moves = match self.expand(ply) {
+            Ok(moves) => moves,
+            Err(score) => return score,
+        };
         // Usually the first quiet move settles this at once.
         let forced = moves.iter().all(|&m| self.position.is_capture(m));
         let mut best = -INFINITY;
@@ -487,7 +429,7 @@ impl<'a, G: Game> Worker<'a, G> {
             };
             self.path.pop();
             self.position.undo(mv, undo);
-            if self.aborted {
+            if self.budget.aborted {
                 self.lists[ply] = moves;
                 return 0;
             }

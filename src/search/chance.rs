@@ -9,11 +9,13 @@
 //! bounds each outcome from one side). Depth counts player moves; chance
 //! outcomes do not spend it.
 
-use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
-use std::time::Instant;
+use std::sync::atomic::Ordering;
 
 use super::tt::{Bound, Entry};
-use super::{Info, Limits, Reporter, Score, SearchResult, Settings, Shared, Watch, MAX_PLY};
+use super::{
+    lazy_smp, single_thread, Budget, Info, Limits, Reporter, Score, SearchResult, Settings, Shared,
+    MAX_PLY,
+};
 use crate::game::session::Session;
 use crate::game::{Game, Outcome, Seat};
 use crate::rng::zobrist_table;
@@ -22,7 +24,6 @@ use crate::rng::zobrist_table;
 const BOUND: i32 = 30_000;
 /// Scores beyond this are certain results at a known distance.
 const CERTAIN: i32 = BOUND - 1_000;
-const CHECK_EVERY: u64 = 1024;
 /// Moves a player node keeps past the move filter.
 const FILTER_KEEP: usize = 8;
 /// Keys that make table entries of different root seats distinct.
@@ -35,14 +36,6 @@ pub fn search<G: Game>(
     settings: &Settings,
     reporter: &mut dyn Reporter,
 ) -> SearchResult {
-    let nodes = AtomicU64::new(0);
-    let watch = Watch {
-        shared,
-        limits,
-        start: Instant::now(),
-        nodes: &nodes,
-    };
-    let done = AtomicBool::new(false);
     let mut root_moves = Vec::new();
     session.legal(&mut root_moves);
     if root_moves.is_empty() || session.position().is_chance() {
@@ -52,22 +45,9 @@ pub fn search<G: Game>(
             nodes: 0,
         };
     }
-    let result = std::thread::scope(|scope| {
-        for id in 1..settings.threads.max(1) {
-            let (watch, done) = (&watch, &done);
-            scope.spawn(move || {
-                Worker::new(id, session, watch, done).iterate(None);
-            });
-        }
-        let mut main = Worker::new(0, session, &watch, &done);
-        let result = main.iterate(Some(reporter));
-        done.store(true, Ordering::Relaxed);
-        result
-    });
-    SearchResult {
-        nodes: nodes.load(Ordering::Relaxed),
-        ..result
-    }
+    lazy_smp(limits, shared, settings, reporter, |budget, reporter| {
+        Worker::new(session, budget).iterate(reporter)
+    })
 }
 
 /// Scores of each root move searched to `depth`, for weakened play.
@@ -76,80 +56,63 @@ pub fn root_scores<G: Game>(
     depth: u32,
     shared: &Shared,
 ) -> Vec<(G::Move, i32)> {
-    let nodes = AtomicU64::new(0);
-    let limits = Limits::depth(depth);
-    let watch = Watch {
-        shared,
-        limits: &limits,
-        start: Instant::now(),
-        nodes: &nodes,
-    };
-    let done = AtomicBool::new(false);
-    let mut worker = Worker::new(0, session, &watch, &done);
-    let mut moves = Vec::new();
-    session.legal(&mut moves);
-    moves
-        .into_iter()
-        .map(|mv| {
-            let undo = worker.position.play(mv);
-            let s = worker.value(depth as i32 - 1, 1, -BOUND, BOUND);
-            worker.position.undo(mv, undo);
-            (mv, s)
-        })
-        .collect()
+    single_thread(depth, shared, |budget| {
+        let mut worker = Worker::new(session, budget);
+        let mut moves = Vec::new();
+        session.legal(&mut moves);
+        moves
+            .into_iter()
+            .map(|mv| {
+                let undo = worker.position.play(mv);
+                let s = worker.value(depth as i32 - 1, 1, -BOUND, BOUND);
+                worker.position.undo(mv, undo);
+                (mv, s)
+            })
+            .collect()
+    })
 }
 
 struct Worker<'a, G: Game> {
-    id: usize,
     position: G,
     root: Seat,
-    watch: &'a Watch<'a>,
-    done: &'a AtomicBool,
+    budget: Budget<'a>,
     lists: Vec<Vec<G::Move>>,
     history: Vec<i32>,
     pv: Vec<Vec<G::Move>>,
-    unflushed: u64,
     seldepth: usize,
-    aborted: bool,
-    may_abort: bool,
     /// The best root move fully searched in the current iteration.
     root_best: Option<(G::Move, i32)>,
 }
 
 impl<'a, G: Game> Worker<'a, G> {
-    fn new(id: usize, session: &Session<G>, watch: &'a Watch<'a>, done: &'a AtomicBool) -> Self {
+    fn new(session: &Session<G>, budget: Budget<'a>) -> Self {
         Worker {
-            id,
             position: session.position().clone(),
             root: session.position().side(),
-            watch,
-            done,
+            budget,
             lists: (0..2 * MAX_PLY + 2)
                 .map(|_| Vec::with_capacity(64))
                 .collect(),
             history: vec![0; G::MOVE_KEYS],
             pv: (0..2 * MAX_PLY + 2).map(|_| Vec::new()).collect(),
-            unflushed: 0,
             seldepth: 0,
-            aborted: false,
-            may_abort: id > 0,
             root_best: None,
         }
     }
 
     fn iterate(&mut self, mut reporter: Option<&mut dyn Reporter>) -> SearchResult {
-        let limits = self.watch.limits;
+        let limits = self.budget.watch.limits;
         let max_depth = limits
             .depth
             .unwrap_or(MAX_PLY as u32 / 2 - 2)
             .clamp(1, MAX_PLY as u32 / 2 - 2);
         let mut best: Option<(G::Move, i32)> = None;
-        let mut depth = 1 + (self.id as u32 & 1);
+        let mut depth = 1 + (self.budget.id as u32 & 1);
         while depth <= max_depth {
             self.seldepth = 0;
             self.root_best = None;
             let score = self.value(depth as i32, 0, -BOUND, BOUND);
-            if self.aborted && best.is_some() {
+            if self.budget.aborted && best.is_some() {
                 // An unfinished iteration still counts for the root moves
                 // it searched fully: its best of those beats the last
                 // iteration's choice, which it has just been compared with.
@@ -160,59 +123,40 @@ impl<'a, G: Game> Worker<'a, G> {
             }
             if let Some(&mv) = self.pv[0].first() {
                 best = Some((mv, score));
-                self.may_abort = true;
+                self.budget.may_abort = true;
             }
             if let Some(reporter) = reporter.as_deref_mut() {
-                self.flush();
+                self.budget.flush();
                 reporter.info(&Info {
                     depth,
                     seldepth: self.seldepth as u32,
                     score: score_of(score),
-                    nodes: self.watch.nodes.load(Ordering::Relaxed),
-                    time_ms: self.watch.elapsed_ms(),
-                    hashfull: self.watch.shared.tt.hashfull(),
+                    nodes: self.budget.watch.nodes.load(Ordering::Relaxed),
+                    time_ms: self.budget.watch.elapsed_ms(),
+                    hashfull: self.budget.watch.shared.tt.hashfull(),
                     pv: self.pv[0].iter().map(|m| m.to_string()).collect(),
                 });
             }
-            if self.aborted || self.done.load(Ordering::Relaxed) {
+            if self.budget.finished() {
                 break;
             }
             if score.abs() >= CERTAIN && !limits.infinite {
                 break;
             }
             if let Some(soft) = limits.soft_ms {
-                if self.watch.elapsed_ms() >= soft {
+                if self.budget.watch.elapsed_ms() >= soft {
                     break;
                 }
             }
             depth += 1;
         }
-        self.flush();
+        self.budget.flush();
         let (mv, score) = best.expect("a root with legal moves yields a move at depth 1");
         SearchResult {
             best: Some(mv.to_string()),
             score: score_of(score),
             nodes: 0,
         }
-    }
-
-    fn flush(&mut self) {
-        self.watch
-            .nodes
-            .fetch_add(self.unflushed, Ordering::Relaxed);
-        self.unflushed = 0;
-    }
-
-    fn tick(&mut self) -> bool {
-        self.unflushed += 1;
-        if self.unflushed >= CHECK_EVERY {
-            self.flush();
-            let stop = self.watch.must_stop() || (self.id > 0 && self.done.load(Ordering::Relaxed));
-            if stop && self.may_abort {
-                self.aborted = true;
-            }
-        }
-        self.aborted
     }
 
     /// The value of a finished game for the root seat, nearer wins better.
@@ -226,7 +170,7 @@ impl<'a, G: Game> Worker<'a, G> {
 
     fn value(&mut self, depth: i32, ply: usize, alpha: i32, beta: i32) -> i32 {
         self.pv[ply].clear();
-        if ply > 0 && self.tick() {
+        if ply > 0 && self.budget.tick() {
             return 0;
         }
         self.seldepth = self.seldepth.max(ply);
@@ -271,7 +215,7 @@ impl<'a, G: Game> Worker<'a, G> {
     ) -> i32 {
         let key = self.position.hash() ^ ROOT_KEYS[self.root as usize];
         let mut hash_move = None;
-        if let Some(e) = self.watch.shared.tt.probe(key) {
+        if let Some(e) = self.budget.watch.shared.tt.probe(key) {
             hash_move = e.move_index.filter(|&i| (i as usize) < moves.len());
             if ply > 0 && e.depth as i32 >= depth {
                 let usable = match e.bound {
@@ -311,7 +255,7 @@ impl<'a, G: Game> Worker<'a, G> {
             let undo = self.position.play(mv);
             let v = self.value(depth - 1, ply + 1, alpha, beta);
             self.position.undo(mv, undo);
-            if self.aborted {
+            if self.budget.aborted {
                 return 0;
             }
             let improves = if maximizing { v > best } else { v < best };
@@ -347,7 +291,7 @@ impl<'a, G: Game> Worker<'a, G> {
         } else {
             Bound::Exact
         };
-        self.watch.shared.tt.store(
+        self.budget.watch.shared.tt.store(
             key,
             Entry {
                 score: best,
@@ -408,7 +352,7 @@ impl<'a, G: Game> Worker<'a, G> {
                 let undo = self.position.play(roll);
                 let probe = self.probe(depth, ply + 1);
                 self.position.undo(roll, undo);
-                if self.aborted {
+                if self.budget.aborted {
                     return 0;
                 }
                 if let Some(p) = probe {
@@ -441,7 +385,7 @@ impl<'a, G: Game> Worker<'a, G> {
                 b.min(BOUND as i64) as i32,
             ) as i64;
             self.position.undo(roll, undo);
-            if self.aborted {
+            if self.budget.aborted {
                 return 0;
             }
             sum += v;
@@ -466,6 +410,7 @@ impl<'a, G: Game> Worker<'a, G> {
         } else {
             let key = self.position.hash() ^ ROOT_KEYS[self.root as usize];
             let index = self
+                .budget
                 .watch
                 .shared
                 .tt

@@ -175,6 +175,107 @@ impl Watch<'_> {
     }
 }
 
+/// Nodes between looks at the clock and the stop flag.
+const CHECK_EVERY: u64 = 1024;
+
+/// Node counting and stop checks of one search thread.
+pub struct Budget<'a> {
+    pub id: usize,
+    pub watch: &'a Watch<'a>,
+    /// Set by the main thread when it has finished: helpers stop too.
+    done: &'a AtomicBool,
+    unflushed: u64,
+    /// Set when the thread must unwind.
+    pub aborted: bool,
+    /// The main thread may only abort once an iteration has given a move.
+    pub may_abort: bool,
+}
+
+impl<'a> Budget<'a> {
+    pub fn new(id: usize, watch: &'a Watch<'a>, done: &'a AtomicBool) -> Budget<'a> {
+        Budget {
+            id,
+            watch,
+            done,
+            unflushed: 0,
+            aborted: false,
+            may_abort: id > 0,
+        }
+    }
+
+    pub fn flush(&mut self) {
+        self.watch
+            .nodes
+            .fetch_add(self.unflushed, Ordering::Relaxed);
+        self.unflushed = 0;
+    }
+
+    /// Counts a node; true when the search must unwind.
+    pub fn tick(&mut self) -> bool {
+        self.unflushed += 1;
+        if self.unflushed >= CHECK_EVERY {
+            self.flush();
+            let stop = self.watch.must_stop() || (self.id > 0 && self.done.load(Ordering::Relaxed));
+            if stop && self.may_abort {
+                self.aborted = true;
+            }
+        }
+        self.aborted
+    }
+
+    /// Whether this thread should start no new iteration.
+    pub fn finished(&self) -> bool {
+        self.aborted || self.done.load(Ordering::Relaxed)
+    }
+}
+
+/// Lazy SMP: `settings.threads` threads run `search` on the same tree,
+/// meeting through the shared table; the main thread reports, and its
+/// result is the search's. `search` builds and runs one thread's worker.
+pub fn lazy_smp(
+    limits: &Limits,
+    shared: &Shared,
+    settings: &Settings,
+    reporter: &mut dyn Reporter,
+    search: impl Fn(Budget<'_>, Option<&mut dyn Reporter>) -> SearchResult + Sync,
+) -> SearchResult {
+    let nodes = AtomicU64::new(0);
+    let watch = Watch {
+        shared,
+        limits,
+        start: Instant::now(),
+        nodes: &nodes,
+    };
+    let done = AtomicBool::new(false);
+    let result = std::thread::scope(|scope| {
+        for id in 1..settings.threads.max(1) {
+            let (watch, done, search) = (&watch, &done, &search);
+            scope.spawn(move || search(Budget::new(id, watch, done), None));
+        }
+        let result = search(Budget::new(0, &watch, &done), Some(reporter));
+        done.store(true, Ordering::Relaxed);
+        result
+    });
+    SearchResult {
+        nodes: nodes.load(Ordering::Relaxed),
+        ..result
+    }
+}
+
+/// Runs `f` on one thread to `depth` (root scores of weakened play).
+pub fn single_thread<T>(depth: u32, shared: &Shared, f: impl FnOnce(Budget<'_>) -> T) -> T {
+    let nodes = AtomicU64::new(0);
+    let limits = Limits::depth(depth);
+    let watch = Watch {
+        shared,
+        limits: &limits,
+        start: Instant::now(),
+        nodes: &nodes,
+    };
+    let done = AtomicBool::new(false);
+    f(Budget::new(0, &watch, &done))
+}
+
 /// Runs the search that fits game `G` on the session's position.
 pub fn run<G: Game>(
     session: &Session<G>,
