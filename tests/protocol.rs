@@ -525,3 +525,24 @@ fn tune_options_change_the_evaluation_and_are_checked() {
     assert!(errs[0].contains("safari.mobility needs a whole number from 0 to 100, not '-1'"));
     assert!(errs[1].contains("unknown option 'Tune.nothing'"));
 }
+
+#[test]
+fn a_hash_size_the_machine_cannot_give_is_an_error_not_a_crash() {
+    // Under a 2 GB address-space limit, 64 GiB cannot be had.
+    let script = format!(
+        "ulimit -v 2000000; exec '{}' 'setoption name Hash value 65536' 'go depth 2'",
+        env!("CARGO_BIN_EXE_menagerie")
+    );
+    let out = std::process::Command::new("sh")
+        .arg("-c")
+        .arg(script)
+        .output()
+        .unwrap();
+    assert!(out.status.success());
+    let text = String::from_utf8_lossy(&out.stdout);
+    assert_eq!(
+        errors(&text),
+        ["info string error: option Hash: cannot allocate 65536 MiB; the table keeps its size"]
+    );
+    assert!(text.contains("bestmove "), "{text}");
+}

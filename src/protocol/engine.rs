@@ -89,6 +89,8 @@ enum EngineError {
     OptionNeedsValue(&'static str),
     AwaitingRoll,
     NotSolvable(&'static str),
+    /// The table of this many MiB cannot be allocated.
+    NoMemory(u64),
 }
 
 impl fmt::Display for EngineError {
@@ -111,6 +113,10 @@ impl fmt::Display for EngineError {
             EngineError::OptionNeedsValue(name) => {
                 write!(f, "option {name} needs 'value <number>'")
             }
+            EngineError::NoMemory(mib) => write!(
+                f,
+                "option Hash: cannot allocate {mib} MiB; the table keeps its size"
+            ),
             EngineError::NotSolvable(game) => write!(
                 f,
                 "solve: {game} has too many positions to solve; only games with a solved table can be"
@@ -435,7 +441,10 @@ impl Engine {
                 max: spin.max,
             })?;
         match spin.name {
-            "Hash" => self.shared = Arc::new(Shared::new(number as usize)),
+            "Hash" => match Shared::try_new(number as usize) {
+                Ok(shared) => self.shared = Arc::new(shared),
+                Err(_) => return Err(EngineError::NoMemory(number)),
+            },
             "Threads" => self.settings.threads = number as usize,
             "Skill" => self.settings.skill = number as u8,
             "Seed" => self.settings.seed = number,

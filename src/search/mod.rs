@@ -116,6 +116,14 @@ impl Shared {
         }
     }
 
+    /// Like [`Shared::new`], but an allocation failure is an error.
+    pub fn try_new(hash_mib: usize) -> Result<Shared, std::collections::TryReserveError> {
+        Ok(Shared {
+            tt: tt::Table::try_new(hash_mib)?,
+            stop: AtomicBool::new(false),
+        })
+    }
+
     pub fn stopped(&self) -> bool {
         self.stop.load(Ordering::Relaxed)
     }

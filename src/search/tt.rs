@@ -75,17 +75,27 @@ const TOUCHED_MAX: usize = 1 << 14;
 
 impl Table {
     /// A table of about `mib` mebibytes (at least one slot).
+    ///
+    /// # Panics
+    /// When the memory cannot be had; [`Table::try_new`] reports it instead.
     pub fn new(mib: usize) -> Table {
+        Table::try_new(mib).unwrap_or_else(|e| panic!("transposition table of {mib} MiB: {e}"))
+    }
+
+    /// A table of about `mib` mebibytes, or the allocation error.
+    pub fn try_new(mib: usize) -> Result<Table, std::collections::TryReserveError> {
         let count = (mib.max(1) << 20) / 16;
-        let count = count.next_power_of_two() / if count.is_power_of_two() { 1 } else { 2 };
-        Table {
-            slots: (0..count.max(1))
-                .map(|_| [AtomicU64::new(0), AtomicU64::new(0)])
-                .collect(),
+        let count =
+            (count.next_power_of_two() / if count.is_power_of_two() { 1 } else { 2 }).max(1);
+        let mut slots = Vec::new();
+        slots.try_reserve_exact(count)?;
+        slots.extend((0..count).map(|_| [AtomicU64::new(0), AtomicU64::new(0)]));
+        Ok(Table {
+            slots,
             generation: std::sync::atomic::AtomicU8::new(0),
             touched: (0..TOUCHED_MAX).map(|_| AtomicU32::new(0)).collect(),
             touched_count: AtomicUsize::new(0),
-        }
+        })
     }
 
     fn index(&self, key: u64) -> usize {
