@@ -71,13 +71,27 @@ fn session(server: &Server) -> String {
 
 /// Reads the event stream until `wanted` appears in it.
 fn read_events_until(server: &Server, id: &str, wanted: &str) -> String {
+    read_events_after(server, id, None, wanted)
+}
+
+/// The event stream as a reconnecting browser reads it, with the id of
+/// the last event it saw.
+fn read_events_after(
+    server: &Server,
+    id: &str,
+    last_event_id: Option<&str>,
+    wanted: &str,
+) -> String {
+    let resume = last_event_id
+        .map(|e| format!("Last-Event-ID: {e}\r\n"))
+        .unwrap_or_default();
     let mut stream = TcpStream::connect(("127.0.0.1", server.port)).unwrap();
     stream
         .set_read_timeout(Some(Duration::from_secs(10)))
         .unwrap();
     write!(
         stream,
-        "GET /api/session/{id}/events?from=0 HTTP/1.1\r\nHost: 127.0.0.1:{}\r\n\r\n",
+        "GET /api/session/{id}/events?from=0 HTTP/1.1\r\nHost: 127.0.0.1:{}\r\n{resume}\r\n",
         server.port
     )
     .unwrap();
@@ -131,6 +145,34 @@ fn relays_protocol_lines_both_ways() {
     assert!(status.contains("204"), "{status}");
     let events = read_events_until(&server, &id, "data: readyok");
     assert!(events.contains("data: legal b1c2 c1d1"), "{events}");
+}
+
+#[test]
+fn a_reconnecting_event_stream_resumes_where_it_left_off() {
+    let server = start();
+    let id = session(&server);
+    let send = |body: &str| {
+        let path = format!("/api/session/{id}/send");
+        assert!(request(&server, "POST", &path, body, None)
+            .0
+            .contains("204"));
+    };
+    send("isready\n");
+    let first = read_events_until(&server, &id, "data: readyok");
+    assert!(first.contains("id: 0:1\ndata: readyok"), "{first}");
+    send("newgame safari-dual\nisready\n");
+    let resumed = read_events_after(&server, &id, Some("0:1"), "data: readyok");
+    assert_eq!(resumed.matches("data: readyok").count(), 1, "{resumed}");
+    assert!(resumed.contains("id: 0:2\ndata: readyok"), "{resumed}");
+    // After a restart, a client that saw the old engine is told first.
+    let path = format!("/api/session/{id}/restart");
+    assert!(request(&server, "POST", &path, "", None).0.contains("204"));
+    send("isready\n");
+    let after = read_events_after(&server, &id, Some("0:2"), "data: readyok");
+    assert!(
+        after.contains("event: restart\nid: 1:0\n") && after.contains("id: 1:1\ndata: readyok"),
+        "{after}"
+    );
 }
 
 #[test]

@@ -31,7 +31,11 @@ class Engine {
       this.fail(new Error(`the engine stopped (${e.data})`));
       this.onExit(e.data);
     });
-    this.events.addEventListener('restart', () => { this.waiters = []; });
+    // Lines before this event came from the engine that was replaced.
+    this.events.addEventListener('restart', () => {
+      this.waiters = [];
+      if (this.onRestarted) this.onRestarted();
+    });
     // The event source keeps reconnecting on its own; whether the server
     // is still there is found out by asking it.
     this.events.onerror = () => {
@@ -72,10 +76,16 @@ class Engine {
     return this.queue;
   }
 
+  /** Replaces the engine; resolves once the event stream has moved past
+   * the old engine's lines, so no new exchange can be cleared by them. */
   async restart() {
+    const restarted = new Promise((resolve, reject) => {
+      const timer = setTimeout(() => reject(new Error('the server did not restart the engine')), 10000);
+      this.onRestarted = () => { clearTimeout(timer); this.onRestarted = null; resolve(); };
+    });
     const r = await fetch(`/api/session/${this.id}/restart`, { method: 'POST' });
     if (!r.ok) throw new Error(await r.text());
-    this.waiters = [];
+    await restarted;
     this.queue = Promise.resolve();
   }
 
@@ -281,10 +291,11 @@ function parseHelp(lines) {
   return specs;
 }
 
-function fillOptions() {
+/** The ruleset choices of the game picked in the menu (not yet played). */
+function fillOptions(gameId, current) {
   const box = $('options');
   box.innerHTML = '';
-  const specs = state.optionSpecs[state.game] || {};
+  const specs = state.optionSpecs[gameId] || {};
   for (const [key, values] of Object.entries(specs)) {
     const label = document.createElement('label');
     label.textContent = key + ' ';
@@ -292,7 +303,7 @@ function fillOptions() {
     select.id = 'opt-' + key;
     select.dataset.key = key;
     for (const v of values) select.append(new Option(v, v));
-    select.value = state.options[key] || values[0];
+    select.value = current[key] || values[0];
     label.append(select);
     box.append(label);
   }
@@ -356,6 +367,8 @@ async function newGame() {
   state.options = chosenOptions();
   state.seats = seatsOf(state.game, state.options);
   fillHumanChoices();
+  // Nothing of the previous game is drawn on the new game's board.
+  Object.assign(state, { notation: '', moves: [], history: [], legal: [], selection: [] });
   const words = Object.entries(state.options).map(([k, v]) => `${k}=${v}`).join(' ');
   await run(async () => {
     const lines = await engine.exchange([`newgame ${state.game} ${words}`.trim(), 'd'], (l) => l.startsWith('Status: '));
@@ -614,12 +627,12 @@ async function main() {
     state.optionSpecs = parseHelp(help);
     for (const [id, g] of Object.entries(GAMES)) $('game').append(new Option(g.title, id));
     $('game').value = GAMES[config.game] ? config.game : 'hat-diviyan-keliya';
-    fillOptions();
+    fillOptions($('game').value, {});
     await newGame();
   } catch (e) {
     message(String(e.message || e));
   }
-  $('game').onchange = () => { state.game = $('game').value; state.options = {}; fillOptions(); };
+  $('game').onchange = () => fillOptions($('game').value, {});
   $('new').onclick = newGame;
   $('undo').onclick = undo;
   $('flip').onclick = flip;
@@ -631,18 +644,13 @@ async function main() {
   $('pass').onclick = () => play('pass');
   $('copy').onclick = () => navigator.clipboard && navigator.clipboard.writeText(state.notation);
   $('set').onclick = setPosition;
-  $('restart').onclick = async () => {
-    try {
-      await engine.restart();
-      $('restart').hidden = true;
-      message('');
-      const words = Object.entries(state.options).map(([k, v]) => `${k}=${v}`).join(' ');
-      await engine.exchange([`newgame ${state.game} ${words}`.trim(), 'isready'], (l) => l === 'readyok');
-      await run(sync);
-    } catch (e) {
-      message(String(e.message || e));
-    }
-  };
+  $('restart').onclick = () => run(async () => {
+    await engine.restart();
+    $('restart').hidden = true;
+    const words = Object.entries(state.options).map(([k, v]) => `${k}=${v}`).join(' ');
+    await engine.exchange([`newgame ${state.game} ${words}`.trim(), 'isready'], (l) => l === 'readyok');
+    await sync();
+  });
 }
 
 main();

@@ -96,28 +96,38 @@ async function playGame(page, game, options, humanMoves) {
   let engineAnswered = 0;
   for (let i = 0; i < humanMoves; i++) {
     if ((await board(page, 'turn')) === 'over') break;
-    let legal = (await board(page, 'legal')).split(' ');
-    if (legal.every((m) => /^r\d$/.test(m))) {
-      await page.click('#roll');
-      await page.waitForFunction(() => !document.querySelector('#board').dataset.legal.startsWith('r1'), null, { timeout: 10000 });
-      await waitForTurn(page);
-      legal = (await board(page, 'legal')).split(' ');
-    }
-    const before = (await board(page, 'moves')).split(' ').filter(Boolean).length;
-    // A stale click on a point that starts no move changes nothing.
-    const move = legal[i % legal.length];
-    if (move === 'pass') {
-      await page.click('#pass');
-    } else {
-      for (const point of clickPath(move)) await page.click(`[data-point="${point}"] .target`);
-    }
-    await page.waitForFunction((n) => document.querySelector('#board').dataset.moves.split(' ').filter(Boolean).length > n, before, { timeout: 10000 });
-    await waitForTurn(page);
-    const after = (await board(page, 'moves')).split(' ').filter(Boolean);
-    check(after[before] === move, `${game}: the move ${move} clicked was played`);
-    if (after.length > before + 1 || (await board(page, 'turn')) === 'over') engineAnswered++;
+    if (await clickMove(page, game, i)) engineAnswered++;
   }
   check(engineAnswered > 0, `${game}: the engine answered`);
+  await compareWithEngine(page, game, options);
+}
+
+/** Rolls if the die is due, clicks the i-th legal move (modulo), waits for
+ * the engine; true if the engine moved (or the game ended) after it. */
+async function clickMove(page, game, i) {
+  let legal = (await board(page, 'legal')).split(' ');
+  if (legal.every((m) => /^r\d$/.test(m))) {
+    await page.click('#roll');
+    await page.waitForFunction(() => !document.querySelector('#board').dataset.legal.startsWith('r1'), null, { timeout: 10000 });
+    await waitForTurn(page);
+    legal = (await board(page, 'legal')).split(' ');
+  }
+  const before = (await board(page, 'moves')).split(' ').filter(Boolean).length;
+  // A stale click on a point that starts no move changes nothing.
+  const move = legal[i % legal.length];
+  if (move === 'pass') {
+    await page.click('#pass');
+  } else {
+    for (const point of clickPath(move)) await page.click(`[data-point="${point}"] .target`);
+  }
+  await page.waitForFunction((n) => document.querySelector('#board').dataset.moves.split(' ').filter(Boolean).length > n, before, { timeout: 10000 });
+  await waitForTurn(page);
+  const after = (await board(page, 'moves')).split(' ').filter(Boolean);
+  check(after[before] === move, `${game}: the move ${move} clicked was played`);
+  return after.length > before + 1 || (await board(page, 'turn')) === 'over';
+}
+
+async function compareWithEngine(page, game, options) {
   const start = await board(page, 'start');
   const moves = await board(page, 'moves');
   const shown = await page.$$eval('[data-piece]', (els) => Object.fromEntries(els.map((e) => [e.dataset.point, e.dataset.piece])));
@@ -160,6 +170,11 @@ async function main() {
     await page.waitForSelector('#restart[hidden]', { state: 'attached', timeout: 10000 });
     await waitForTurn(page);
     check((await board(page, 'moves')) === moves, 'after a restart the game goes on from the same moves');
+    check(!(await page.textContent('#message')).includes('stopped'), 'the restart clears the message');
+    if ((await board(page, 'turn')) === 'human') {
+      check(await clickMove(page, 'kilkenny-cats', 0), 'the restarted engine answers a move');
+      await compareWithEngine(page, 'kilkenny-cats', { players: '2' });
+    }
 
     // Ruleset options and the large board.
     await playGame(page, 'hat-diviyan-keliya', { start: 'apex', board: 'large' }, 2);

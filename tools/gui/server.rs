@@ -139,6 +139,8 @@ struct Request {
     path: String,
     query: HashMap<String, String>,
     host: String,
+    /// Sent by a reconnecting event stream: the id of the last event it got.
+    last_event_id: Option<String>,
     body: String,
 }
 
@@ -160,6 +162,7 @@ fn read_request(stream: &mut TcpStream) -> std::io::Result<Option<Request>> {
         .collect();
     let mut length = 0usize;
     let mut host = String::new();
+    let mut last_event_id = None;
     loop {
         let mut header = String::new();
         if reader.read_line(&mut header)? == 0 || header.trim().is_empty() {
@@ -169,6 +172,7 @@ fn read_request(stream: &mut TcpStream) -> std::io::Result<Option<Request>> {
             match name.trim().to_ascii_lowercase().as_str() {
                 "content-length" => length = value.trim().parse().unwrap_or(0),
                 "host" => host = value.trim().to_string(),
+                "last-event-id" => last_event_id = Some(value.trim().to_string()),
                 _ => {}
             }
         }
@@ -180,6 +184,7 @@ fn read_request(stream: &mut TcpStream) -> std::io::Result<Option<Request>> {
         path: path.to_string(),
         query,
         host,
+        last_event_id,
         body: String::from_utf8_lossy(&body).into_owned(),
     }))
 }
@@ -286,7 +291,8 @@ fn handle(server: &Arc<Server>, mut stream: TcpStream) -> std::io::Result<()> {
                 .get("from")
                 .and_then(|v| v.parse().ok())
                 .unwrap_or(0);
-            stream_events(server, id, from, stream)
+            let resume = request.last_event_id.as_deref().and_then(parse_event_id);
+            stream_events(server, id, resume.unwrap_or((None, from)), stream)
         }
         _ => respond(&mut stream, "404 Not Found", "text/plain", "not found"),
     }
@@ -385,25 +391,34 @@ fn restart_session(server: &Arc<Server>, id: &str) -> Result<(), String> {
     Ok(())
 }
 
-/// Server-sent events: every engine line from index `from` on, then
-/// `event: exit` if the engine stops. A restart sends `event: restart`.
+/// An event id `<epoch>:<lines delivered>`; a browser that reconnects
+/// sends the last one back, so it gets neither a gap nor a repeated line.
+fn parse_event_id(text: &str) -> Option<(Option<u32>, usize)> {
+    let (epoch, count) = text.split_once(':')?;
+    Some((Some(epoch.parse().ok()?), count.parse().ok()?))
+}
+
+/// Server-sent events: every engine line from index `from` on (or after the
+/// event id `resume` names), then `event: exit` if the engine stops. A
+/// restart sends `event: restart`.
 fn stream_events(
     server: &Arc<Server>,
     id: &str,
-    from: usize,
+    (resume_epoch, from): (Option<u32>, usize),
     mut stream: TcpStream,
 ) -> std::io::Result<()> {
-    let epoch = match with_session(server, id, |s| Ok(s.epoch)) {
+    let current = match with_session(server, id, |s| Ok(s.epoch)) {
         Ok(e) => e,
         Err(e) => return respond(&mut stream, "404 Not Found", "text/plain", &e),
     };
+    // A client that last saw an older engine hears about the restart first.
+    let mut epoch = resume_epoch.unwrap_or(current);
     write!(
         stream,
         "HTTP/1.1 200 OK\r\nContent-Type: text/event-stream\r\nCache-Control: no-store\r\nConnection: keep-alive\r\n\r\n"
     )?;
     stream.flush()?;
     let mut sent = from;
-    let mut epoch = epoch;
     let mut exit_sent = false;
     loop {
         let (batch, exited, restarted) = {
@@ -437,10 +452,10 @@ fn stream_events(
         if restarted {
             sent = 0;
             exit_sent = false;
-            stream.write_all(b"event: restart\ndata: \n\n")?;
+            write!(stream, "event: restart\nid: {epoch}:0\ndata: \n\n")?;
         }
-        for line in &batch {
-            write!(stream, "data: {line}\n\n")?;
+        for (i, line) in batch.iter().enumerate() {
+            write!(stream, "id: {epoch}:{}\ndata: {line}\n\n", sent + i + 1)?;
         }
         sent += batch.len();
         if let Some(why) = exited {
