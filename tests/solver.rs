@@ -164,3 +164,130 @@ fn go_wins_fastest_keeps_draws_and_loses_slowest() {
         "wins, draws and losses all met: {seen:?}"
     );
 }
+
+/// Lines of a running engine up to and including its `bestmove`.
+fn until_bestmove(stdout: &mut impl std::io::BufRead) -> String {
+    let mut seen = String::new();
+    loop {
+        let mut line = String::new();
+        assert!(
+            stdout.read_line(&mut line).unwrap() > 0,
+            "no bestmove in {seen}"
+        );
+        seen.push_str(&line);
+        if line.starts_with("bestmove ") {
+            return seen;
+        }
+    }
+}
+
+#[test]
+fn a_search_on_the_clock_never_waits_for_the_table() {
+    use std::io::{BufReader, Write};
+    use std::process::{Command, Stdio};
+    let mut child = Command::new(env!("CARGO_BIN_EXE_menagerie"))
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .spawn()
+        .expect("engine starts");
+    let mut stdin = child.stdin.take().unwrap();
+    let mut stdout = BufReader::new(child.stdout.take().unwrap());
+    // `newgame` builds the table before any clock runs.
+    writeln!(
+        stdin,
+        "newgame hat-diviyan-keliya board=large\ngo movetime 20"
+    )
+    .unwrap();
+    let first = until_bestmove(&mut stdout);
+    assert!(first.contains("info string solved"), "{first}");
+    // A table that is not built yet (a weakened engine skips it at
+    // newgame) is not waited for: the timed search plays by alpha-beta
+    // while a thread builds it, and a later search uses it.
+    writeln!(stdin, "setoption name Skill value 19\nnewgame hat-diviyan-keliya start=apex board=large\nsetoption name Skill value 20\ngo movetime 20").unwrap();
+    let before = until_bestmove(&mut stdout);
+    assert!(!before.contains("solved"), "{before}");
+    let mut later = String::new();
+    for _ in 0..500 {
+        writeln!(stdin, "go movetime 20").unwrap();
+        later = until_bestmove(&mut stdout);
+        if later.contains("info string solved") {
+            break;
+        }
+    }
+    assert!(later.contains("info string solved"), "never used: {later}");
+    writeln!(stdin, "quit").unwrap();
+    assert!(child.wait().unwrap().success());
+}
+
+#[test]
+fn the_table_player_counts_repetitions_and_the_no_progress_rule() {
+    use menagerie::game::Status;
+    use menagerie::search::{solved, Reporter};
+    struct Quiet;
+    impl Reporter for Quiet {
+        fn info(&mut self, _: &menagerie::search::Info) {}
+        fn text(&mut self, _: &str) {}
+    }
+    let ends_drawn = |s: &Session<Hdk>| matches!(s.status(), Status::Over(Outcome::Draw, _));
+    // (a lost side took a draw by the rules, a drawing side played on)
+    let mut seen = (0, 0);
+    let mut rng = menagerie::rng::Rng::new(5);
+    for _ in 0..60 {
+        let rules = Ruleset::parse(Hdk::OPTIONS, &["board=large"]).unwrap();
+        let mut session: Session<Hdk> = Session::new(rules);
+        while session.status() == Status::Ongoing {
+            let analysis = solved::analyse(&session).unwrap();
+            let after = |mv: &str| {
+                let mut s = session.clone();
+                s.play_text(mv).unwrap();
+                s
+            };
+            let best = solved::search(&session, &mut Quiet).best.unwrap();
+            let chosen = after(&best);
+            let value_of = |mv: &str, table: Value| {
+                if ends_drawn(&after(mv)) {
+                    Value::Draw
+                } else {
+                    table
+                }
+            };
+            let values: Vec<(String, Value)> = analysis
+                .moves
+                .iter()
+                .map(|(m, v)| (m.to_string(), value_of(&m.to_string(), *v)))
+                .collect();
+            let chosen_value = values.iter().find(|(m, _)| *m == best).unwrap().1;
+            assert!(
+                values.iter().all(|(_, v)| !v.better_than(chosen_value)),
+                "{best} is not best at {}: {values:?}",
+                session.position()
+            );
+            if let (Value::Loss(_), Value::Draw) = (analysis.value, chosen_value) {
+                seen.0 += 1;
+            }
+            if chosen_value == Value::Draw {
+                let plays_on = values
+                    .iter()
+                    .any(|(m, v)| *v == Value::Draw && !ends_drawn(&after(m)));
+                assert_eq!(
+                    ends_drawn(&chosen),
+                    !plays_on,
+                    "{best} at {}",
+                    session.position()
+                );
+                if plays_on && values.iter().any(|(m, _)| ends_drawn(&after(m))) {
+                    seen.1 += 1;
+                }
+            }
+            // The opponent: random, or the table player half the time.
+            let mut moves = Vec::new();
+            session.legal(&mut moves);
+            if rng.below(2) == 0 {
+                session.play_text(&best).unwrap();
+            } else {
+                session.play(moves[rng.below(moves.len() as u64) as usize]);
+            }
+        }
+    }
+    assert!(seen.0 > 0 && seen.1 > 0, "both cases met: {seen:?}");
+}

@@ -202,6 +202,8 @@ pub trait DynSession: Send + Sync {
         settings: &search::Settings,
         reporter: &mut dyn search::Reporter,
     ) -> search::SearchResult;
+    /// Builds what searches of this game want before a clock runs.
+    fn prepare_search(&self, settings: &search::Settings);
 }
 
 impl<G: Game> DynSession for Session<G> {
@@ -342,5 +344,9 @@ impl<G: Game> DynSession for Session<G> {
         reporter: &mut dyn search::Reporter,
     ) -> search::SearchResult {
         search::run(self, limits, shared, settings, reporter)
+    }
+
+    fn prepare_search(&self, settings: &search::Settings) {
+        search::prepare(self, settings)
     }
 }

@@ -336,6 +336,8 @@ impl Engine {
             Command::NewGame { game, options } => {
                 match registry::new_session_named(&game, &options) {
                     Ok(session) => {
+                        // Before any clock runs (isready waits for it).
+                        session.prepare_search(&self.settings);
                         self.session = session;
                         self.base = Some(None);
                         self.shared.tt.clear();

@@ -284,6 +284,23 @@ pub fn single_thread<T>(depth: u32, shared: &Shared, f: impl FnOnce(Budget<'_>) 
     f(Budget::new(0, &watch, &done))
 }
 
+/// Whether the session's game is solved by retrograde analysis.
+fn solvable<G: Game>(session: &Session<G>, settings: &Settings) -> bool {
+    let position = session.position();
+    settings.solver
+        && position.seats().len() == 2
+        && !G::HAS_CHANCE
+        && position.solver_key().is_some()
+}
+
+/// Builds what the search of this game wants before any clock runs (the
+/// solved table of a solvable game); `newgame` calls it.
+pub fn prepare<G: Game>(session: &Session<G>, settings: &Settings) {
+    if settings.skill >= skill::FULL_STRENGTH && solvable(session, settings) {
+        solved::prepare(session);
+    }
+}
+
 /// Runs the search that fits game `G` on the session's position.
 pub fn run<G: Game>(
     session: &Session<G>,
@@ -298,9 +315,14 @@ pub fn run<G: Game>(
     // The algorithm follows what the game declares, never its name.
     let result = if settings.skill < skill::FULL_STRENGTH {
         skill::play(session, settings.skill, settings.seed, shared)
-    } else if settings.solver && two_seats && !G::HAS_CHANCE && position.solver_key().is_some() {
+    } else if solvable(session, settings) && (limits.hard_ms.is_none() || solved::is_built(session))
+    {
         solved::search(session, reporter)
     } else if two_seats && !G::HAS_CHANCE {
+        if solvable(session, settings) {
+            // The clock runs: search now, play perfectly once the table is built.
+            solved::build_in_background(session);
+        }
         alphabeta::search(session, limits, shared, settings, reporter)
     } else {
         chance::search(session, limits, shared, settings, reporter)

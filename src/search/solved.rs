@@ -5,10 +5,10 @@
 use std::sync::Arc;
 use std::time::Instant;
 
-use super::solver::{solution_for, Solution, Value};
+use super::solver::{self, built_solution_for, solution_for, Solution, Value};
 use super::{Info, Reporter, Score, SearchResult};
-use crate::game::session::Session;
-use crate::game::Game;
+use crate::game::session::{status_of, Session};
+use crate::game::{Game, Outcome, Status};
 
 /// The value of the position and of each legal move (for the side to move).
 pub struct Analysis<M> {
@@ -39,11 +39,32 @@ pub fn analyse<G: Game>(session: &Session<G>) -> Option<Analysis<G::Move>> {
 
 fn table_for<G: Game>(session: &Session<G>) -> Option<Arc<Solution>> {
     let start = G::start(session.rules());
-    solution_for(
-        &format!("{:?}", session.rules()),
-        &start,
-        session.position(),
-    )
+    solution_for(&ruleset_id(session), &start, session.position())
+}
+
+fn ruleset_id<G: Game>(session: &Session<G>) -> String {
+    format!("{:?}", session.rules())
+}
+
+/// Whether the table for the session's position is built, so that a
+/// search on the clock can use it at once.
+pub fn is_built<G: Game>(session: &Session<G>) -> bool {
+    let start = G::start(session.rules());
+    built_solution_for(&ruleset_id(session), &start, session.position()).is_some()
+}
+
+/// Starts building the table for the session's position without waiting.
+pub fn build_in_background<G: Game>(session: &Session<G>) {
+    let start = G::start(session.rules());
+    solver::build_in_background(ruleset_id(session), start, session.position().clone());
+}
+
+/// Builds the table of the session's ruleset now (on `newgame`, before any
+/// clock runs), if the game is solvable.
+pub fn prepare<G: Game>(session: &Session<G>) {
+    if session.position().solver_key().is_some() {
+        table_for(session);
+    }
 }
 
 /// The best move of a solved position and its value: the fastest win, a
@@ -51,20 +72,45 @@ fn table_for<G: Game>(session: &Session<G>) -> Option<Arc<Solution>> {
 /// value the choice is made for fallible opponents: the move after which
 /// the largest share of the opponent's replies gives something away (a
 /// drawn position turning into a win for us, a lost one into at least a
-/// draw), then the evaluation.
-fn best_move<G: Game>(position: &G, table: &Solution) -> Option<(G::Move, Value)> {
+/// draw), then the position seen least often, then the evaluation.
+///
+/// The table knows nothing of the game's history; given the `history` of
+/// the game (hashes, current position last), a move that ends the game in
+/// a draw by repetition or no progress is valued as the draw it is: a lost
+/// side takes it, a winning side avoids it, and a side that holds a draw
+/// plays on with another drawing move if it has one.
+fn best_move<G: Game>(
+    position: &G,
+    table: &Solution,
+    history: Option<&[u64]>,
+) -> Option<(G::Move, Value)> {
     let mut moves = Vec::new();
     position.generate(&mut moves);
-    let mut best: Option<(G::Move, Value, (u32, i32))> = None;
+    let mut best: Option<(G::Move, Value, (bool, u32, i32, i32))> = None;
     let mut replies = Vec::new();
+    let mut line = history.map(<[u64]>::to_vec).unwrap_or_default();
     for mv in moves {
         let mut child = position.clone();
         child.play(mv);
-        let value = table.value_of(&child)?.for_mover();
+        let mut value = table.value_of(&child)?.for_mover();
+        let mut ends_drawn = false;
+        let key = child.hash();
+        let seen = line.iter().filter(|&&h| h == key).count() as i32;
+        if history.is_some() {
+            line.push(key);
+            ends_drawn = matches!(status_of(&child, &line), Status::Over(Outcome::Draw, _));
+            line.pop();
+        }
+        if ends_drawn {
+            value = Value::Draw;
+        }
         let taste = match value {
-            Value::Win(_) => (0, 0),
+            Value::Win(_) => (false, 0, 0, 0),
+            _ if ends_drawn => (false, 0, 0, 0),
             _ => (
+                true,
                 gift_share(&child, value, table, &mut replies),
+                -seen,
                 -child.evaluate(),
             ),
         };
@@ -117,7 +163,7 @@ pub fn search<G: Game>(session: &Session<G>, reporter: &mut dyn Reporter) -> Sea
             nodes: 0,
         };
     };
-    let Some((mv, value)) = best_move(session.position(), &table) else {
+    let Some((mv, value)) = best_move(session.position(), &table, Some(session.history())) else {
         return SearchResult {
             best: None,
             score: Score::Cp(0),
@@ -129,7 +175,7 @@ pub fn search<G: Game>(session: &Session<G>, reporter: &mut dyn Reporter) -> Sea
     let mut line = session.position().clone();
     line.play(mv);
     while pv.len() < 64 {
-        match best_move(&line, &table) {
+        match best_move(&line, &table, None) {
             Some((next, _)) if value != Value::Draw => {
                 pv.push(next.to_string());
                 line.play(next);

@@ -13,7 +13,7 @@
 
 use std::collections::{HashMap, VecDeque};
 use std::fmt;
-use std::sync::{Arc, Mutex};
+use std::sync::{Arc, Mutex, OnceLock};
 
 use crate::game::{Game, Outcome};
 
@@ -244,12 +244,17 @@ pub fn solve<G: Game>(root: &G) -> Solution {
     }
 }
 
-/// Solutions already built, by game, ruleset and root key.
-type Cache = Mutex<HashMap<(String, u64), Arc<Solution>>>;
+/// Solutions by game, ruleset and root key; a cell is filled once, and a
+/// second caller asking while it is being built waits for that build.
+type Cache = Mutex<HashMap<(String, u64), Arc<OnceLock<Arc<Solution>>>>>;
 
 fn cache() -> &'static Cache {
-    static CACHE: std::sync::OnceLock<Cache> = std::sync::OnceLock::new();
+    static CACHE: OnceLock<Cache> = OnceLock::new();
     CACHE.get_or_init(|| Mutex::new(HashMap::new()))
+}
+
+fn cache_id<G: Game>(ruleset: &str, root_key: u64) -> (String, u64) {
+    (format!("{} {ruleset}", G::ID), root_key)
 }
 
 /// A solution holding `position`: the one built from the ruleset's start if
@@ -264,12 +269,41 @@ pub fn solution_for<G: Game>(ruleset: &str, start: &G, position: &G) -> Option<A
     Some(cached(ruleset, key, position))
 }
 
-fn cached<G: Game>(ruleset: &str, key: u64, root: &G) -> Arc<Solution> {
-    let id = (format!("{} {ruleset}", G::ID), key);
-    if let Some(s) = cache().lock().unwrap_or_else(|p| p.into_inner()).get(&id) {
-        return Arc::clone(s);
+/// What [`solution_for`] would return, if it is already built; never builds.
+pub fn built_solution_for<G: Game>(
+    ruleset: &str,
+    start: &G,
+    position: &G,
+) -> Option<Arc<Solution>> {
+    let key = position.solver_key()?;
+    let built = |root_key: u64| {
+        let cache = cache().lock().unwrap_or_else(|p| p.into_inner());
+        cache
+            .get(&cache_id::<G>(ruleset, root_key))
+            .and_then(|cell| cell.get().cloned())
+    };
+    match built(start.solver_key()?) {
+        Some(from_start) if from_start.value(key).is_some() => Some(from_start),
+        Some(_) => built(key),
+        None => None,
     }
-    let solution = Arc::new(solve(root));
-    let mut cache = cache().lock().unwrap_or_else(|p| p.into_inner());
-    Arc::clone(cache.entry(id).or_insert(solution))
+}
+
+/// Builds what [`solution_for`] needs on a thread of its own, so that a
+/// search on the clock never waits for it.
+pub fn build_in_background<G: Game>(ruleset: String, start: G, position: G) {
+    let spawned = std::thread::Builder::new()
+        .name("solver".into())
+        .spawn(move || solution_for(&ruleset, &start, &position));
+    if let Err(e) = spawned {
+        log::warn!("no thread to build the solved table in: {e}");
+    }
+}
+
+fn cached<G: Game>(ruleset: &str, key: u64, root: &G) -> Arc<Solution> {
+    let cell = {
+        let mut cache = cache().lock().unwrap_or_else(|p| p.into_inner());
+        Arc::clone(cache.entry(cache_id::<G>(ruleset, key)).or_default())
+    };
+    Arc::clone(cell.get_or_init(|| Arc::new(solve(root))))
 }
