@@ -7,10 +7,13 @@
 #
 # Deterministic games start from 4 random plies (each opening played twice,
 # sides swapped); Kilkenny Cats gets its variety from the dice.
+# BIN names another directory holding menagerie and referee (to keep
+# building while a long run goes on with a copy).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 games=${1:-100}
-engine=target/release/menagerie
+bin=${BIN:-target/release}
+engine=$bin/menagerie
 [ -x "$engine" ] || cargo build --release
 echo "| game | ruleset | opponent | games | full strength scores | W-L-D | Elo (95%) |"
 echo "|---|---|---|---|---|---|---|"
@@ -19,7 +22,7 @@ for spec in "hat-diviyan-keliya|" "hat-diviyan-keliya|board=large" "awithlaknann
     openings=4
     [ "$game" = kilkenny-cats ] && openings=0
     for skill in 0 1; do
-        summary=$(target/release/referee \
+        summary=$("$bin/referee" \
             --engine "$engine" name=full \
             --engine "$engine" name=skill$skill option.Skill=$skill option.Seed=7 \
             --game "$game" $rules --games "$games" --movetime 100 \
