@@ -30,7 +30,7 @@ fn recomputed(p: &Hdk, value_of: &dyn Fn(&Hdk) -> Value) -> Value {
         let mut child = p.clone();
         child.play(mv);
         let v = value_of(&child).for_mover();
-        if best.is_none_or(|b| v.better_than(b)) {
+        if best.map_or(true, |b| v.better_than(b)) {
             best = Some(v);
         }
     }

@@ -247,7 +247,7 @@ impl<'a, G: Game> Worker<'a, G> {
         if depth >= 2 && moves.len() > FILTER_KEEP {
             self.filter(moves, &mut order, maximizing);
         }
-        order.sort_by(|a, b| b.0.cmp(&a.0));
+        order.sort_by_key(|&(key, _)| std::cmp::Reverse(key));
         let mut best = if maximizing { -BOUND - 1 } else { BOUND + 1 };
         let mut best_index = order[0].1;
         for &(_, i) in &order {
@@ -319,7 +319,7 @@ impl<'a, G: Game> Worker<'a, G> {
                 (if maximizing { score } else { -score }, i, keep)
             })
             .collect();
-        scored.sort_by(|a, b| b.0.cmp(&a.0));
+        scored.sort_by_key(|&(score, _, _)| std::cmp::Reverse(score));
         let kept: Vec<usize> = scored
             .iter()
             .enumerate()

@@ -67,6 +67,11 @@ pub fn prepare<G: Game>(session: &Session<G>) {
     }
 }
 
+/// The practical order between moves of equal value, greatest best: the
+/// game goes on, the share of gifts, minus times seen, minus the
+/// opponent's evaluation.
+type Taste = (bool, u32, i32, i32);
+
 /// The best move of a solved position and its value: the fastest win, a
 /// move that keeps the draw, or the slowest loss. Between moves of equal
 /// value the choice is made for fallible opponents: the move after which
@@ -86,7 +91,7 @@ fn best_move<G: Game>(
 ) -> Option<(G::Move, Value)> {
     let mut moves = Vec::new();
     position.generate(&mut moves);
-    let mut best: Option<(G::Move, Value, (bool, u32, i32, i32))> = None;
+    let mut best: Option<(G::Move, Value, Taste)> = None;
     let mut replies = Vec::new();
     let mut line = history.map(<[u64]>::to_vec).unwrap_or_default();
     for mv in moves {
