@@ -315,14 +315,15 @@ pub fn run<G: Game>(
     // The algorithm follows what the game declares, never its name.
     let result = if settings.skill < skill::FULL_STRENGTH {
         skill::play(session, settings.skill, settings.seed, shared)
-    } else if solvable(session, settings) && (limits.hard_ms.is_none() || solved::is_built(session))
-    {
-        solved::search(session, reporter)
-    } else if two_seats && !G::HAS_CHANCE {
-        if solvable(session, settings) {
+    } else if solvable(session, settings) {
+        if limits.hard_ms.is_none() || solved::is_built(session) {
+            solved::search(session, reporter)
+        } else {
             // The clock runs: search now, play perfectly once the table is built.
             solved::build_in_background(session);
+            alphabeta::search(session, limits, shared, settings, reporter)
         }
+    } else if two_seats && !G::HAS_CHANCE {
         alphabeta::search(session, limits, shared, settings, reporter)
     } else {
         chance::search(session, limits, shared, settings, reporter)

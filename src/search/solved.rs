@@ -38,25 +38,26 @@ pub fn analyse<G: Game>(session: &Session<G>) -> Option<Analysis<G::Move>> {
 }
 
 fn table_for<G: Game>(session: &Session<G>) -> Option<Arc<Solution>> {
-    let start = G::start(session.rules());
-    solution_for(&ruleset_id(session), &start, session.position())
+    let (ruleset, start) = ruleset_and_start(session);
+    solution_for(&ruleset, &start, session.position())
 }
 
-fn ruleset_id<G: Game>(session: &Session<G>) -> String {
-    format!("{:?}", session.rules())
+/// What the solver's cache knows a session's tables by.
+fn ruleset_and_start<G: Game>(session: &Session<G>) -> (String, G) {
+    (format!("{:?}", session.rules()), G::start(session.rules()))
 }
 
 /// Whether the table for the session's position is built, so that a
 /// search on the clock can use it at once.
 pub fn is_built<G: Game>(session: &Session<G>) -> bool {
-    let start = G::start(session.rules());
-    built_solution_for(&ruleset_id(session), &start, session.position()).is_some()
+    let (ruleset, start) = ruleset_and_start(session);
+    built_solution_for(&ruleset, &start, session.position()).is_some()
 }
 
 /// Starts building the table for the session's position without waiting.
 pub fn build_in_background<G: Game>(session: &Session<G>) {
-    let start = G::start(session.rules());
-    solver::build_in_background(ruleset_id(session), start, session.position().clone());
+    let (ruleset, start) = ruleset_and_start(session);
+    solver::build_in_background(ruleset, start, session.position().clone());
 }
 
 /// Builds the table of the session's ruleset now (on `newgame`, before any
@@ -97,21 +98,20 @@ fn best_move<G: Game>(
     for mv in moves {
         let mut child = position.clone();
         child.play(mv);
-        let mut value = table.value_of(&child)?.for_mover();
-        let mut ends_drawn = false;
         let key = child.hash();
         let seen = line.iter().filter(|&&h| h == key).count() as i32;
-        if history.is_some() {
-            line.push(key);
-            ends_drawn = matches!(status_of(&child, &line), Status::Over(Outcome::Draw, _));
-            line.pop();
-        }
-        if ends_drawn {
-            value = Value::Draw;
-        }
+        line.push(key);
+        let ends_drawn =
+            history.is_some() && matches!(status_of(&child, &line), Status::Over(Outcome::Draw, _));
+        line.pop();
+        let value = if ends_drawn {
+            Value::Draw
+        } else {
+            table.value_of(&child)?.for_mover()
+        };
         let taste = match value {
-            Value::Win(_) => (false, 0, 0, 0),
             _ if ends_drawn => (false, 0, 0, 0),
+            Value::Win(_) => (false, 0, 0, 0),
             _ => (
                 true,
                 gift_share(&child, value, table, &mut replies),

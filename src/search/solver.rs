@@ -260,13 +260,9 @@ fn cache_id<G: Game>(ruleset: &str, root_key: u64) -> (String, u64) {
 /// A solution holding `position`: the one built from the ruleset's start if
 /// it contains the position, else one built from the position itself.
 pub fn solution_for<G: Game>(ruleset: &str, start: &G, position: &G) -> Option<Arc<Solution>> {
-    let start_key = start.solver_key()?;
-    let key = position.solver_key()?;
-    let from_start = cached(ruleset, start_key, start);
-    if from_start.value(key).is_some() {
-        return Some(from_start);
-    }
-    Some(cached(ruleset, key, position))
+    holding(start, position, |key, root| {
+        Some(cached(ruleset, key, root))
+    })
 }
 
 /// What [`solution_for`] would return, if it is already built; never builds.
@@ -275,17 +271,25 @@ pub fn built_solution_for<G: Game>(
     start: &G,
     position: &G,
 ) -> Option<Arc<Solution>> {
-    let key = position.solver_key()?;
-    let built = |root_key: u64| {
+    holding(start, position, |key, _| {
         let cache = cache().lock().unwrap_or_else(|p| p.into_inner());
         cache
-            .get(&cache_id::<G>(ruleset, root_key))
+            .get(&cache_id::<G>(ruleset, key))
             .and_then(|cell| cell.get().cloned())
-    };
-    match built(start.solver_key()?) {
+    })
+}
+
+/// The table from `start` if it holds `position`, else the one rooted at
+/// `position`, each as `table(root key, root)` gives it.
+fn holding<G: Game>(
+    start: &G,
+    position: &G,
+    table: impl Fn(u64, &G) -> Option<Arc<Solution>>,
+) -> Option<Arc<Solution>> {
+    let key = position.solver_key()?;
+    match table(start.solver_key()?, start) {
         Some(from_start) if from_start.value(key).is_some() => Some(from_start),
-        Some(_) => built(key),
-        None => None,
+        _ => table(key, position),
     }
 }
 
