@@ -15,15 +15,16 @@ use crate::tune::{
 /// A seat with no free cat is out (or has just won, which the search sees).
 const OUT: i32 = -20_000;
 
-// The weights (crate::tune): a cat home, a free cat, a king step between
-// the nearest free cats and the empty mice; per roll (of six) that lets an
-// enemy take a cat, when the enemy rolls first and when we do; per roll
-// that lands a cat on a mouse at once, when we roll first and when they do.
+/// Number of terms in a seat's utility; [`features`] gives them.
+pub const FEATURES: usize = 7;
 
-fn utility(p: &Kilkenny, seat: Seat) -> i32 {
-    if p.is_out(seat) {
-        return OUT;
-    }
+/// The terms of a seat's utility, in the order of [`weights`]: cats home;
+/// free cats; king steps from the nearest free cats to the empty mice;
+/// rolls (of six) that would let an enemy take one of our cats, when the
+/// enemy rolls first and when we do; rolls that land a cat on a mouse at
+/// once, when we roll first and when they do. A term that does not apply
+/// on this turn is 0. Public so that tools can fit the weights to games.
+pub fn features(p: &Kilkenny, seat: Seat) -> [i32; FEATURES] {
     let ours = p.side() == seat;
     let home = p.cats_home(seat) as i32;
     // The two cats nearest the empty mice (one when a mouse is filled).
@@ -45,15 +46,45 @@ fn utility(p: &Kilkenny, seat: Seat) -> i32 {
         _ => 0,
     };
     let covered = p.landing_rolls(seat).count_ones() as i32;
-    let (threat_weight, cover_weight) = if ours {
-        (KC_THREAT_OURS.get(), KC_COVER_OURS.get())
-    } else {
-        (KC_THREAT_THEIRS.get(), KC_COVER_THEIRS.get())
-    };
-    KC_HOME.get() * home + KC_FREE_CAT.get() * p.free_cats(seat) as i32
-        - KC_DISTANCE.get() * race
-        - threat_weight * threat / 6
-        + cover_weight * covered
+    let (threat_theirs, threat_ours) = if ours { (0, threat) } else { (threat, 0) };
+    let (cover_ours, cover_theirs) = if ours { (covered, 0) } else { (0, covered) };
+    [
+        home,
+        p.free_cats(seat) as i32,
+        race,
+        threat_theirs,
+        threat_ours,
+        cover_ours,
+        cover_theirs,
+    ]
+}
+
+/// The weight of each feature (signed: race and threats count against).
+pub fn weights() -> [i32; FEATURES] {
+    [
+        KC_HOME.get(),
+        KC_FREE_CAT.get(),
+        -KC_DISTANCE.get(),
+        -KC_THREAT_THEIRS.get(),
+        -KC_THREAT_OURS.get(),
+        KC_COVER_OURS.get(),
+        KC_COVER_THEIRS.get(),
+    ]
+}
+
+fn utility(p: &Kilkenny, seat: Seat) -> i32 {
+    if p.is_out(seat) {
+        return OUT;
+    }
+    let f = features(p, seat);
+    let w = weights();
+    // Threat weights are per six rolls.
+    w[0] * f[0]
+        + w[1] * f[1]
+        + w[2] * f[2]
+        + (w[3] * f[3] + w[4] * f[4]) / 6
+        + w[5] * f[5]
+        + w[6] * f[6]
 }
 
 /// Value of the position for `seat`.
