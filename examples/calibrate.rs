@@ -29,40 +29,23 @@ struct Sample {
 fn main() {
     let mut samples: Vec<Sample> = Vec::new();
     for path in std::env::args().skip(1) {
-        let file = std::fs::File::open(&path).unwrap_or_else(|e| panic!("{path}: {e}"));
-        for line in std::io::BufReader::new(file).lines() {
-            let line = line.expect("readable records");
-            let Ok(record) = line.parse::<Record>() else {
-                continue;
-            };
-            if record.game != "kilkenny-cats" || record.reason != "rules" {
-                continue;
+        let file = match std::fs::File::open(&path) {
+            Ok(file) => file,
+            Err(e) => {
+                eprintln!("{path}: {e}");
+                std::process::exit(2);
             }
-            let rules = Kilkenny::rules(
-                &Ruleset::parse(Kilkenny::OPTIONS, &record.rules).expect("recorded rules"),
-            );
-            if Kilkenny::start(&rules).seats().len() != 2 {
-                continue;
-            }
-            let result = match record.winner.as_str() {
-                "s" => 1.0,
-                "-" => 0.5,
-                _ => 0.0,
-            };
-            let mut position =
-                Kilkenny::from_notation(&rules, &record.start).expect("recorded start");
-            for mv in &record.moves {
-                if position.is_chance() && !position.is_out(SOUTH) && !position.is_out(NORTH) {
-                    let (s, n) = (features(&position, SOUTH), features(&position, NORTH));
-                    samples.push(Sample {
-                        eval: position.evaluate_for(SOUTH) as f64,
-                        terms: std::array::from_fn(|i| (s[i] - n[i]) as f64),
-                        result,
-                    });
-                }
-                position.play_text(mv).expect("recorded move");
+        };
+        for (number, line) in std::io::BufReader::new(file).lines().enumerate() {
+            let game = line.ok().and_then(|line| line.parse::<Record>().ok());
+            if let Some(Err(e)) = game.map(|record| add_game(&record, &mut samples)) {
+                eprintln!("{path}:{}: skipped: {e}", number + 1);
             }
         }
+    }
+    if samples.is_empty() {
+        eprintln!("usage: calibrate <records of two-player kilkenny-cats games>...");
+        std::process::exit(2);
     }
     println!("{} positions", samples.len());
     let loss = |scale: f64| {
@@ -102,6 +85,41 @@ fn main() {
         }
     }
     fit_weights(&samples, best.1);
+}
+
+/// The positions of one two-player game that ended by the rules; other
+/// records are left out quietly.
+fn add_game(record: &Record, samples: &mut Vec<Sample>) -> Result<(), String> {
+    if record.game != "kilkenny-cats" || record.reason != "rules" {
+        return Ok(());
+    }
+    let ruleset = Ruleset::parse(Kilkenny::OPTIONS, &record.rules).map_err(|e| e.to_string())?;
+    let rules = Kilkenny::rules(&ruleset);
+    let mut position = Kilkenny::from_notation(&rules, &record.start).map_err(|e| e.to_string())?;
+    if position.seats().len() != 2 {
+        return Ok(());
+    }
+    let result = match record.winner.as_str() {
+        "s" => 1.0,
+        "-" => 0.5,
+        _ => 0.0,
+    };
+    let mut game = Vec::new();
+    for mv in &record.moves {
+        if position.is_chance() && !position.is_out(SOUTH) && !position.is_out(NORTH) {
+            let (s, n) = (features(&position, SOUTH), features(&position, NORTH));
+            game.push(Sample {
+                eval: position.evaluate_for(SOUTH) as f64,
+                terms: std::array::from_fn(|i| (s[i] - n[i]) as f64),
+                result,
+            });
+        }
+        position
+            .play_text(mv)
+            .map_err(|e| format!("move {mv}: {e}"))?;
+    }
+    samples.extend(game);
+    Ok(())
 }
 
 fn sigmoid(x: f64) -> f64 {

@@ -31,8 +31,7 @@ fn count<G: Game>(position: &mut G, depth: u32, lists: &mut [Vec<G::Move>]) -> u
     }
     let child_depth = if chance { depth } else { depth - 1 };
     let mut total = 0;
-    for i in 0..list.len() {
-        let mv = list[i];
+    for &mv in list.iter() {
         let undo = position.play(mv);
         total += count(position, child_depth, rest);
         position.undo(mv, undo);

@@ -520,7 +520,7 @@ impl Game for Awithlaknannai {
         }
         let points = resolve_points(text, &points, point_index)?;
         let n = points.len();
-        if n < 2 || n > MAX_PATH || (n > 2 && n % 2 == 0) {
+        if !(2..=MAX_PATH).contains(&n) || (n > 2 && n % 2 == 0) {
             return Err(MoveSyntaxError::PointCount {
                 mv: text.to_string(),
                 found: n,
