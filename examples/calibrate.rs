@@ -9,9 +9,24 @@
 //!
 //!     cargo run --release --example calibrate -- games.txt [more.txt ...]
 //!
-//! The records come from the referee's `--record` (two players only).
+//! The records come from the referee's `--record` (two players only), for
+//! instance from the engine against itself at two fixed depths:
+//!
+//!     referee --engine target/release/menagerie depth=2 \
+//!             --engine target/release/menagerie depth=3 \
+//!             --game kilkenny-cats --games 1000 --depth 2 --record games.txt
 
-use std::io::BufRead;
+use std::io::{BufRead, Write};
+
+/// Prints a line, ending the program quietly when stdout is closed (as
+/// when piped into `head`).
+macro_rules! say {
+    ($($arg:tt)*) => {
+        if writeln!(std::io::stdout(), $($arg)*).is_err() {
+            std::process::exit(0);
+        }
+    };
+}
 
 use menagerie::game::ruleset::Ruleset;
 use menagerie::game::Game;
@@ -47,7 +62,7 @@ fn main() {
         eprintln!("usage: calibrate <records of two-player kilkenny-cats games>...");
         std::process::exit(2);
     }
-    println!("{} positions", samples.len());
+    say!("{} positions", samples.len());
     let loss = |scale: f64| {
         samples
             .iter()
@@ -64,7 +79,7 @@ fn main() {
         }
         scale *= 1.02;
     }
-    println!("scale {:.0} (log loss {:.4})", best.1, best.0);
+    say!("scale {:.0} (log loss {:.4})", best.1, best.0);
     // Calibration by bins of the fitted probability.
     let mut bins = [(0usize, 0.0f64); 10];
     for s in &samples {
@@ -75,7 +90,7 @@ fn main() {
     }
     for (i, (n, wins)) in bins.iter().enumerate() {
         if *n > 0 {
-            println!(
+            say!(
                 "predicted {:>3}-{:>3}%: {:>6} positions, won {:.1}%",
                 i * 10,
                 i * 10 + 10,
@@ -162,7 +177,7 @@ fn fit_weights(samples: &[Sample], scale: f64) {
             .sum::<f64>()
             / n
     };
-    println!("current weights: log loss {:.4}", loss(&theta));
+    say!("current weights: log loss {:.4}", loss(&theta));
     for _ in 0..3000 {
         let mut grad = [0.0; FEATURES];
         for s in samples {
@@ -181,7 +196,7 @@ fn fit_weights(samples: &[Sample], scale: f64) {
     let fitted: Vec<String> = (0..FEATURES)
         .map(|i| format!("{:.0}", theta[i] / spread[i] * scale * unit(i)))
         .collect();
-    println!("fitted weights: log loss {:.4}", loss(&theta));
-    println!("  now:    {current:?}");
-    println!("  fitted: [{}]", fitted.join(", "));
+    say!("fitted weights: log loss {:.4}", loss(&theta));
+    say!("  now:    {current:?}");
+    say!("  fitted: [{}]", fitted.join(", "));
 }
