@@ -77,6 +77,13 @@ struct Worker<'a, G: Game> {
     root: Seat,
     budget: Budget<'a>,
     lists: Vec<Vec<G::Move>>,
+    /// Per ply: the move order of a player node, and the (low, high)
+    /// bounds of each outcome of a chance node.
+    orders: Vec<Vec<(i32, usize)>>,
+    bounds: Vec<Vec<(i64, i64)>>,
+    /// Scratch of the move filter, which does not recurse.
+    filter_scores: Vec<(i32, usize, bool)>,
+    filter_kept: Vec<bool>,
     history: Vec<i32>,
     pv: Vec<Vec<G::Move>>,
     seldepth: usize,
@@ -93,6 +100,14 @@ impl<'a, G: Game> Worker<'a, G> {
             lists: (0..2 * MAX_PLY + 2)
                 .map(|_| Vec::with_capacity(64))
                 .collect(),
+            orders: (0..2 * MAX_PLY + 2)
+                .map(|_| Vec::with_capacity(64))
+                .collect(),
+            bounds: (0..2 * MAX_PLY + 2)
+                .map(|_| Vec::with_capacity(8))
+                .collect(),
+            filter_scores: Vec::with_capacity(64),
+            filter_kept: Vec::with_capacity(64),
             history: vec![0; G::MOVE_KEYS],
             pv: (0..2 * MAX_PLY + 2).map(|_| Vec::new()).collect(),
             seldepth: 0,
@@ -230,20 +245,18 @@ impl<'a, G: Game> Worker<'a, G> {
         }
         let maximizing = self.position.side() == self.root;
         let (original_alpha, original_beta) = (alpha, beta);
-        let mut order: Vec<(i32, usize)> = moves
-            .iter()
-            .enumerate()
-            .map(|(i, &m)| {
-                let key = if hash_move == Some(i as u16) {
-                    i32::MAX
-                } else if self.position.is_capture(m) {
-                    1 << 29
-                } else {
-                    self.history[G::move_key(m)]
-                };
-                (key, i)
-            })
-            .collect();
+        let mut order = std::mem::take(&mut self.orders[ply]);
+        order.clear();
+        order.extend(moves.iter().enumerate().map(|(i, &m)| {
+            let key = if hash_move == Some(i as u16) {
+                i32::MAX
+            } else if self.position.is_capture(m) {
+                1 << 29
+            } else {
+                self.history[G::move_key(m)]
+            };
+            (key, i)
+        }));
         if depth >= 2 && moves.len() > FILTER_KEEP {
             self.filter(moves, &mut order, maximizing);
         }
@@ -256,7 +269,7 @@ impl<'a, G: Game> Worker<'a, G> {
             let v = self.value(depth - 1, ply + 1, alpha, beta);
             self.position.undo(mv, undo);
             if self.budget.aborted {
-                return 0;
+                break;
             }
             let improves = if maximizing { v > best } else { v < best };
             if improves {
@@ -284,6 +297,10 @@ impl<'a, G: Game> Worker<'a, G> {
                 break;
             }
         }
+        self.orders[ply] = order;
+        if self.budget.aborted {
+            return 0;
+        }
         let bound = if best <= original_alpha {
             Bound::Upper
         } else if best >= original_beta {
@@ -308,25 +325,25 @@ impl<'a, G: Game> Worker<'a, G> {
     /// the hash move always), since chance nodes prune too little to search
     /// every move of every roll.
     fn filter(&mut self, moves: &[G::Move], order: &mut Vec<(i32, usize)>, maximizing: bool) {
-        let mut scored: Vec<(i32, usize, bool)> = order
-            .iter()
-            .map(|&(key, i)| {
-                let mv = moves[i];
-                let keep = key == i32::MAX || self.position.is_capture(mv);
-                let undo = self.position.play(mv);
-                let score = self.position.evaluate_for(self.root);
-                self.position.undo(mv, undo);
-                (if maximizing { score } else { -score }, i, keep)
-            })
-            .collect();
+        let mut scored = std::mem::take(&mut self.filter_scores);
+        scored.clear();
+        for &(key, i) in order.iter() {
+            let mv = moves[i];
+            let keep = key == i32::MAX || self.position.is_capture(mv);
+            let undo = self.position.play(mv);
+            let score = self.position.evaluate_for(self.root);
+            self.position.undo(mv, undo);
+            scored.push((if maximizing { score } else { -score }, i, keep));
+        }
         scored.sort_by_key(|&(score, _, _)| std::cmp::Reverse(score));
-        let kept: Vec<usize> = scored
-            .iter()
-            .enumerate()
-            .filter(|(rank, (_, _, keep))| *rank < FILTER_KEEP || *keep)
-            .map(|(_, &(_, i, _))| i)
-            .collect();
-        order.retain(|(_, i)| kept.contains(i));
+        let kept = &mut self.filter_kept;
+        kept.clear();
+        kept.resize(moves.len(), false);
+        for (rank, &(_, i, keep)) in scored.iter().enumerate() {
+            kept[i] = rank < FILTER_KEEP || keep;
+        }
+        order.retain(|&(_, i)| kept[i]);
+        self.filter_scores = scored;
     }
 
     /// Star2: probe each outcome with one move to bound it, then Star1 over
@@ -339,14 +356,32 @@ impl<'a, G: Game> Worker<'a, G> {
         alpha: i32,
         beta: i32,
     ) -> i32 {
+        let mut bounds = std::mem::take(&mut self.bounds[ply]);
+        bounds.clear();
+        bounds.resize(outcomes.len(), (-BOUND as i64, BOUND as i64));
+        let value = self.chance_within(&mut bounds, outcomes, depth, ply, alpha, beta);
+        self.bounds[ply] = bounds;
+        value
+    }
+
+    /// The chance node, with `bounds` holding (low, high) of each outcome.
+    fn chance_within(
+        &mut self,
+        bounds: &mut [(i64, i64)],
+        outcomes: &[G::Move],
+        depth: i32,
+        ply: usize,
+        alpha: i32,
+        beta: i32,
+    ) -> i32 {
+        let low = |bounds: &[(i64, i64)]| bounds.iter().map(|b| b.0).sum::<i64>();
+        let high = |bounds: &[(i64, i64)]| bounds.iter().map(|b| b.1).sum::<i64>();
         let n = outcomes.len() as i64;
         let (alpha, beta) = (alpha as i64, beta as i64);
         // After a roll the same seat moves, so every outcome is a node of
         // one kind: a probe bounds it from below when that seat is the root
         // (a max node), from above otherwise.
         let maximizing = self.position.side() == self.root;
-        let mut low = vec![-BOUND as i64; outcomes.len()];
-        let mut high = vec![BOUND as i64; outcomes.len()];
         if depth >= 2 {
             for (i, &roll) in outcomes.iter().enumerate() {
                 let undo = self.position.play(roll);
@@ -357,26 +392,26 @@ impl<'a, G: Game> Worker<'a, G> {
                 }
                 if let Some(p) = probe {
                     if maximizing {
-                        low[i] = p as i64;
+                        bounds[i].0 = p as i64;
                     } else {
-                        high[i] = p as i64;
+                        bounds[i].1 = p as i64;
                     }
                 }
             }
-            if low.iter().sum::<i64>() >= n * beta {
-                return (low.iter().sum::<i64>() / n) as i32;
+            if low(bounds) >= n * beta {
+                return (low(bounds) / n) as i32;
             }
-            if high.iter().sum::<i64>() <= n * alpha {
-                return (high.iter().sum::<i64>() / n) as i32;
+            if high(bounds) <= n * alpha {
+                return (high(bounds) / n) as i32;
             }
         }
         let mut sum = 0i64;
         for (i, &roll) in outcomes.iter().enumerate() {
-            let rest_low: i64 = low[i + 1..].iter().sum();
-            let rest_high: i64 = high[i + 1..].iter().sum();
+            let rest_low = low(&bounds[i + 1..]);
+            let rest_high = high(&bounds[i + 1..]);
             // The window this outcome must fall in to matter.
-            let a = (n * alpha - sum - rest_high).max(low[i]);
-            let b = (n * beta - sum - rest_low).min(high[i]);
+            let a = (n * alpha - sum - rest_high).max(bounds[i].0);
+            let b = (n * beta - sum - rest_low).min(bounds[i].1);
             let undo = self.position.play(roll);
             let v = self.value(
                 depth,
