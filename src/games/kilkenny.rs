@@ -71,7 +71,9 @@ const fn terrain_table() -> [Terrain; SQUARES] {
     t
 }
 
-static TERRAIN: [Terrain; SQUARES] = terrain_table();
+static TERRAIN: [Terrain; SQUARES] = TERRAIN_CONST;
+/// The table for compile-time use (a static cannot be read there).
+const TERRAIN_CONST: [Terrain; SQUARES] = terrain_table();
 
 const DIRECTIONS: [(i8, i8); 8] = [
     (0, 1),
@@ -120,7 +122,57 @@ const fn rays() -> [[[u8; 6]; 8]; SQUARES] {
 }
 
 const NO_SQUARE: u8 = 255;
-static RAYS: [[[u8; 6]; 8]; SQUARES] = rays();
+static RAYS: [[[u8; 6]; 8]; SQUARES] = RAYS_CONST;
+const RAYS_CONST: [[[u8; 6]; 8]; SQUARES] = rays();
+
+/// How many squares of each ray are playable before the first that is
+/// not: the part of a ray a cat can cross or start from.
+const fn playable_runs() -> [[u8; 8]; SQUARES] {
+    let mut runs = [[0u8; 8]; SQUARES];
+    let mut s = 0;
+    while s < SQUARES {
+        let mut d = 0;
+        while d < 8 {
+            let mut k = 0;
+            while k < 6 {
+                let t = RAYS_CONST[s][d][k];
+                if t == NO_SQUARE || !matches!(TERRAIN_CONST[t as usize], Terrain::Playable) {
+                    break;
+                }
+                k += 1;
+            }
+            runs[s][d] = k as u8;
+            d += 1;
+        }
+        s += 1;
+    }
+    runs
+}
+
+static PLAYABLE_RUNS: [[u8; 8]; SQUARES] = playable_runs();
+
+/// King distance from every square to each mouse, in the order of `MICE`.
+const fn mouse_distances() -> [[u8; SQUARES]; 8] {
+    let mut table = [[0u8; SQUARES]; 8];
+    let mut m = 0;
+    while m < 8 {
+        let (mf, mr) = (
+            (MICE[m].0 as usize % SIDE) as i32,
+            (MICE[m].0 as usize / SIDE) as i32,
+        );
+        let mut s = 0;
+        while s < SQUARES {
+            let (df, dr) = ((s % SIDE) as i32 - mf, (s / SIDE) as i32 - mr);
+            let (df, dr) = (if df < 0 { -df } else { df }, if dr < 0 { -dr } else { dr });
+            table[m][s] = if df > dr { df as u8 } else { dr as u8 };
+            s += 1;
+        }
+        m += 1;
+    }
+    table
+}
+
+static MOUSE_DISTANCES: [[u8; SQUARES]; 8] = mouse_distances();
 
 const KEY_CAT: usize = 0;
 const KEY_SIDE: usize = 4 * SQUARES;
@@ -333,11 +385,9 @@ impl Kilkenny {
     /// enemy's, can with the roll of its distance.
     pub fn threat_rolls(&self, s: u8, seat: Seat) -> u8 {
         let mut rolls = 0u8;
-        for ray in &RAYS[s as usize] {
-            for (k, &from) in ray.iter().enumerate() {
-                if from == NO_SQUARE || TERRAIN[from as usize] != Terrain::Playable {
-                    break;
-                }
+        let runs = &PLAYABLE_RUNS[s as usize];
+        for (ray, &run) in RAYS[s as usize].iter().zip(runs) {
+            for (k, &from) in ray[..run as usize].iter().enumerate() {
                 let c = self.board[from as usize];
                 if c != 0 {
                     if c != seat + 1 {
@@ -353,11 +403,9 @@ impl Kilkenny {
     /// Whether an enemy cat could land on `s` with some roll: along each
     /// line, the first cat within six squares, if an enemy's, can.
     pub fn reachable_by_enemy(&self, s: u8, seat: Seat) -> bool {
-        RAYS[s as usize].iter().any(|ray| {
-            for &from in ray {
-                if from == NO_SQUARE || TERRAIN[from as usize] != Terrain::Playable {
-                    return false;
-                }
+        let runs = &PLAYABLE_RUNS[s as usize];
+        RAYS[s as usize].iter().zip(runs).any(|(ray, &run)| {
+            for &from in &ray[..run as usize] {
                 let c = self.board[from as usize];
                 if c != 0 {
                     return c != seat + 1;
@@ -375,16 +423,13 @@ impl Kilkenny {
             if owner != seat || self.board[mouse as usize] != 0 {
                 continue;
             }
-            for d in 0..8 {
-                for k in 1..=6i8 {
-                    let Some(s) = offset(mouse, d, k) else { break };
-                    if TERRAIN[s as usize] != Terrain::Playable {
-                        break;
-                    }
+            let runs = &PLAYABLE_RUNS[mouse as usize];
+            for (ray, &run) in RAYS[mouse as usize].iter().zip(runs) {
+                for (k, &s) in ray[..run as usize].iter().enumerate() {
                     let c = self.board[s as usize];
                     if c != 0 {
                         if c == seat + 1 {
-                            rolls |= 1 << (k - 1);
+                            rolls |= 1 << k;
                         }
                         break;
                     }
@@ -396,13 +441,10 @@ impl Kilkenny {
 
     /// Distance in king moves from `s` to the nearest empty mouse of `seat`.
     pub fn distance_home(&self, s: u8, seat: Seat) -> u8 {
-        let (f, r) = ((s as usize % SIDE) as i32, (s as usize / SIDE) as i32);
         MICE.iter()
-            .filter(|(m, owner)| *owner == seat && self.board[*m as usize] == 0)
-            .map(|(m, _)| {
-                let (mf, mr) = ((*m as usize % SIDE) as i32, (*m as usize / SIDE) as i32);
-                (f - mf).abs().max((r - mr).abs()) as u8
-            })
+            .zip(&MOUSE_DISTANCES)
+            .filter(|((m, owner), _)| *owner == seat && self.board[*m as usize] == 0)
+            .map(|(_, distances)| distances[s as usize])
             .min()
             .unwrap_or(0)
     }
