@@ -206,7 +206,10 @@ impl<'a, G: Game> Worker<'a, G> {
             // A chance node at the horizon is judged before its roll.
             self.evaluate()
         } else if self.position.is_chance() {
-            self.chance(&moves, depth, ply, alpha, beta)
+            let mut bounds = std::mem::take(&mut self.bounds[ply]);
+            let value = self.chance(&mut bounds, &moves, depth, ply, alpha, beta);
+            self.bounds[ply] = bounds;
+            value
         } else {
             self.player(&moves, depth, ply, alpha, beta)
         };
@@ -347,33 +350,20 @@ impl<'a, G: Game> Worker<'a, G> {
     }
 
     /// Star2: probe each outcome with one move to bound it, then Star1 over
-    /// the outcomes with those bounds.
+    /// the outcomes with those bounds, kept in `bounds` as (low, high).
+    // Inlined into `value`, the recursion measured about 10% slower.
+    #[inline(never)]
     fn chance(
         &mut self,
+        bounds: &mut Vec<(i64, i64)>,
         outcomes: &[G::Move],
         depth: i32,
         ply: usize,
         alpha: i32,
         beta: i32,
     ) -> i32 {
-        let mut bounds = std::mem::take(&mut self.bounds[ply]);
         bounds.clear();
         bounds.resize(outcomes.len(), (-BOUND as i64, BOUND as i64));
-        let value = self.chance_within(&mut bounds, outcomes, depth, ply, alpha, beta);
-        self.bounds[ply] = bounds;
-        value
-    }
-
-    /// The chance node, with `bounds` holding (low, high) of each outcome.
-    fn chance_within(
-        &mut self,
-        bounds: &mut [(i64, i64)],
-        outcomes: &[G::Move],
-        depth: i32,
-        ply: usize,
-        alpha: i32,
-        beta: i32,
-    ) -> i32 {
         let low = |bounds: &[(i64, i64)]| bounds.iter().map(|b| b.0).sum::<i64>();
         let high = |bounds: &[(i64, i64)]| bounds.iter().map(|b| b.1).sum::<i64>();
         let n = outcomes.len() as i64;
@@ -398,11 +388,12 @@ impl<'a, G: Game> Worker<'a, G> {
                     }
                 }
             }
-            if low(bounds) >= n * beta {
-                return (low(bounds) / n) as i32;
+            let (all_low, all_high) = (low(bounds), high(bounds));
+            if all_low >= n * beta {
+                return (all_low / n) as i32;
             }
-            if high(bounds) <= n * alpha {
-                return (high(bounds) / n) as i32;
+            if all_high <= n * alpha {
+                return (all_high / n) as i32;
             }
         }
         let mut sum = 0i64;
