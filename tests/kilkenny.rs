@@ -3,7 +3,7 @@
 use menagerie::game::perft::{divide, perft};
 use menagerie::game::session::Session;
 use menagerie::game::{EndReason, Game, Outcome, Ruleset, Status};
-use menagerie::games::kilkenny::{Kilkenny, NORTH, SOUTH, WEST};
+use menagerie::games::kilkenny::{KcMove, Kilkenny, NORTH, SOUTH, WEST};
 use menagerie::notation::NotationError;
 
 fn ruleset(players: u8) -> Ruleset {
@@ -297,3 +297,95 @@ fn malformed_notations_name_the_problem() {
         }
     ));
 }
+
+/// The evaluation's roll counts (which rolls let an enemy take a cat,
+/// which land a cat on a mouse) agree with the move generator: for every
+/// seat and roll, the legal moves of that position are the truth.
+#[test]
+fn threat_and_landing_rolls_agree_with_the_legal_moves() {
+    use menagerie::rng::Rng;
+    const SIDES: [&str; 4] = ["s", "w", "n", "e"];
+    let mut rng = Rng::new(2026);
+    let mut checked = 0;
+    for players in [2u8, 3, 4] {
+        let rules = Kilkenny::rules(&ruleset(players));
+        for _game in 0..12 {
+            let mut p = Kilkenny::start(&rules);
+            let mut moves = Vec::new();
+            for _ply in 0..120 {
+                if p.outcome().is_some() {
+                    break;
+                }
+                let text = p.to_string();
+                let fields: Vec<&str> = text.split(' ').collect();
+                // Where each seat's cats could land, by roll.
+                let mut lands = [[[false; 6]; 256]; 4];
+                let seats: Vec<_> = p
+                    .seats()
+                    .iter()
+                    .copied()
+                    .filter(|&s| !p.is_out(s))
+                    .collect();
+                let positions: Vec<Vec<Kilkenny>> = seats
+                    .iter()
+                    .map(|&seat| {
+                        (1..=6)
+                            .map(|roll| {
+                                let mut f = fields.clone();
+                                let roll = roll.to_string();
+                                f[1] = SIDES[seat as usize];
+                                f[2] = &roll;
+                                Kilkenny::from_notation(&rules, &f.join(" ")).unwrap()
+                            })
+                            .collect()
+                    })
+                    .collect();
+                for (&seat, by_roll) in seats.iter().zip(&positions) {
+                    for (k, q) in by_roll.iter().enumerate() {
+                        moves.clear();
+                        q.generate(&mut moves);
+                        for mv in &moves {
+                            if let KcMove::Step { to, .. } = *mv {
+                                lands[seat as usize][to as usize][k] = true;
+                            }
+                        }
+                    }
+                }
+                for &seat in &seats {
+                    let rolls = |hit: &dyn Fn(usize) -> bool| {
+                        (0..6).filter(|&k| hit(k)).fold(0u8, |r, k| r | 1 << k)
+                    };
+                    for s in p.cats_of(seat) {
+                        let by_enemy = rolls(&|k| {
+                            seats
+                                .iter()
+                                .any(|&e| e != seat && lands[e as usize][s as usize][k])
+                        });
+                        assert_eq!(p.threat_rolls(s, seat), by_enemy, "{p}, cat on {s}");
+                        checked += 1;
+                    }
+                    let home = rolls(&|k| {
+                        MICE_OF[seat as usize]
+                            .iter()
+                            .any(|&m| lands[seat as usize][m as usize][k])
+                    });
+                    assert_eq!(p.landing_rolls(seat), home, "{p}, seat {seat}");
+                }
+                moves.clear();
+                p.generate(&mut moves);
+                let mv = moves[rng.below(moves.len() as u64) as usize];
+                p.play(mv);
+            }
+        }
+    }
+    assert!(checked > 10_000, "{checked}");
+}
+
+/// Each seat's mice as square indices ((rank - 1) * 16 + file), in seat
+/// order S, W, N, E.
+const MICE_OF: [[u8; 2]; 4] = [
+    [15 * 16 + 7, 15 * 16 + 8],
+    [7 * 16 + 15, 8 * 16 + 15],
+    [7, 8],
+    [7 * 16, 8 * 16],
+];

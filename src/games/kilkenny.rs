@@ -19,160 +19,18 @@ use crate::notation::{
 };
 use crate::rng::zobrist_table;
 
+use super::kilkenny_geometry::{
+    offset, square, Terrain, LINES, LINE_OF, MICE, MOUSE_DISTANCES, PLAYABLE_RUNS, RAYS, SIDE,
+    SQUARES, TERRAIN,
+};
+
 pub const SOUTH: Seat = 0;
 pub const WEST: Seat = 1;
 pub const NORTH: Seat = 2;
 pub const EAST: Seat = 3;
 
-const SIDE: usize = 16;
-const SQUARES: usize = SIDE * SIDE;
 const CATS: u8 = 8;
 const LETTERS: [char; 4] = ['S', 'W', 'N', 'E'];
-
-const fn square(file: usize, rank: usize) -> u8 {
-    ((rank - 1) * SIDE + file) as u8
-}
-
-/// The mice in notation order (h16 i16 h1 i1 p8 p9 a8 a9) and their seats.
-const MICE: [(u8, Seat); 8] = [
-    (square(7, 16), SOUTH),
-    (square(8, 16), SOUTH),
-    (square(7, 1), NORTH),
-    (square(8, 1), NORTH),
-    (square(15, 8), WEST),
-    (square(15, 9), WEST),
-    (square(0, 8), EAST),
-    (square(0, 9), EAST),
-];
-
-/// What a square is: playable, a seat's mouse, or out of play.
-#[derive(Clone, Copy, PartialEq, Eq, Debug)]
-enum Terrain {
-    Playable,
-    Mouse(Seat),
-    Off,
-}
-
-const fn terrain_table() -> [Terrain; SQUARES] {
-    let mut t = [Terrain::Off; SQUARES];
-    let mut s = 0;
-    while s < SQUARES {
-        let (file, rank) = (s % SIDE, s / SIDE + 1);
-        if file >= 1 && file <= 14 && rank >= 2 && rank <= 15 {
-            t[s] = Terrain::Playable;
-        }
-        s += 1;
-    }
-    let mut m = 0;
-    while m < MICE.len() {
-        t[MICE[m].0 as usize] = Terrain::Mouse(MICE[m].1);
-        m += 1;
-    }
-    t
-}
-
-static TERRAIN: [Terrain; SQUARES] = TERRAIN_CONST;
-/// The table for compile-time use (a static cannot be read there).
-const TERRAIN_CONST: [Terrain; SQUARES] = terrain_table();
-
-const DIRECTIONS: [(i8, i8); 8] = [
-    (0, 1),
-    (1, 1),
-    (1, 0),
-    (1, -1),
-    (0, -1),
-    (-1, -1),
-    (-1, 0),
-    (-1, 1),
-];
-
-/// The square `steps` (1 to 6) away from `from` in direction `d`, if on
-/// the frame.
-fn offset(from: u8, d: usize, steps: i8) -> Option<u8> {
-    let s = RAYS[from as usize][d][steps as usize - 1];
-    (s != NO_SQUARE).then_some(s)
-}
-
-/// The squares 1 to 6 steps from each square in each direction, while on
-/// the frame; the rest of each ray is `NO_SQUARE`.
-const fn rays() -> [[[u8; 6]; 8]; SQUARES] {
-    let mut rays = [[[NO_SQUARE; 6]; 8]; SQUARES];
-    let mut s = 0;
-    while s < SQUARES {
-        let mut d = 0;
-        while d < 8 {
-            let (file, rank) = ((s % SIDE) as i32, (s / SIDE) as i32);
-            let mut k = 1;
-            while k <= 6 {
-                let (f, r) = (
-                    file + DIRECTIONS[d].0 as i32 * k,
-                    rank + DIRECTIONS[d].1 as i32 * k,
-                );
-                if f < 0 || f >= 16 || r < 0 || r >= 16 {
-                    break;
-                }
-                rays[s][d][k as usize - 1] = (r * 16 + f) as u8;
-                k += 1;
-            }
-            d += 1;
-        }
-        s += 1;
-    }
-    rays
-}
-
-const NO_SQUARE: u8 = 255;
-static RAYS: [[[u8; 6]; 8]; SQUARES] = RAYS_CONST;
-const RAYS_CONST: [[[u8; 6]; 8]; SQUARES] = rays();
-
-/// How many squares of each ray are playable before the first that is
-/// not: the part of a ray a cat can cross or start from.
-const fn playable_runs() -> [[u8; 8]; SQUARES] {
-    let mut runs = [[0u8; 8]; SQUARES];
-    let mut s = 0;
-    while s < SQUARES {
-        let mut d = 0;
-        while d < 8 {
-            let mut k = 0;
-            while k < 6 {
-                let t = RAYS_CONST[s][d][k];
-                if t == NO_SQUARE || !matches!(TERRAIN_CONST[t as usize], Terrain::Playable) {
-                    break;
-                }
-                k += 1;
-            }
-            runs[s][d] = k as u8;
-            d += 1;
-        }
-        s += 1;
-    }
-    runs
-}
-
-static PLAYABLE_RUNS: [[u8; 8]; SQUARES] = playable_runs();
-
-/// King distance from every square to each mouse, in the order of `MICE`.
-const fn mouse_distances() -> [[u8; SQUARES]; 8] {
-    let mut table = [[0u8; SQUARES]; 8];
-    let mut m = 0;
-    while m < 8 {
-        let (mf, mr) = (
-            (MICE[m].0 as usize % SIDE) as i32,
-            (MICE[m].0 as usize / SIDE) as i32,
-        );
-        let mut s = 0;
-        while s < SQUARES {
-            let (df, dr) = ((s % SIDE) as i32 - mf, (s / SIDE) as i32 - mr);
-            let (df, dr) = (if df < 0 { -df } else { df }, if dr < 0 { -dr } else { dr });
-            table[m][s] = if df > dr { df as u8 } else { dr as u8 };
-            s += 1;
-        }
-        m += 1;
-    }
-    table
-}
-
-static MOUSE_DISTANCES: [[u8; SQUARES]; 8] = mouse_distances();
 
 const KEY_CAT: usize = 0;
 const KEY_SIDE: usize = 4 * SQUARES;
@@ -244,6 +102,9 @@ pub struct Kilkenny {
     free: [u8; 4],
     /// The squares of those cats, as 256-bit masks.
     free_mask: [[u64; 4]; 4],
+    /// Cats of every seat on playable squares, by line (see `LINE_OF`),
+    /// so that finding the first cat along a ray is a bit scan.
+    lines: [u16; LINES],
     /// Cats of each seat on its mice.
     home: [u8; 4],
     clock: u32,
@@ -349,6 +210,7 @@ impl Kilkenny {
             Terrain::Playable => {
                 self.free[seat as usize] += 1;
                 self.free_mask[seat as usize][s as usize / 64] |= 1 << (s % 64);
+                self.toggle_lines(s);
             }
             _ => self.home[seat as usize] += 1,
         }
@@ -362,10 +224,38 @@ impl Kilkenny {
             Terrain::Playable => {
                 self.free[seat as usize] -= 1;
                 self.free_mask[seat as usize][s as usize / 64] &= !(1 << (s % 64));
+                self.toggle_lines(s);
             }
             _ => self.home[seat as usize] -= 1,
         }
         seat
+    }
+
+    /// Flips the bit of `s` on the four lines through it.
+    fn toggle_lines(&mut self, s: u8) {
+        for &(line, bit) in &LINE_OF[s as usize][..4] {
+            self.lines[line as usize] ^= 1 << bit;
+        }
+    }
+
+    /// Steps from `s` in direction `d` (0 for the adjacent square) to the
+    /// first cat on the playable part of the ray, if there is one.
+    fn first_cat(&self, s: u8, d: usize) -> Option<usize> {
+        let run = PLAYABLE_RUNS[s as usize][d] as u32;
+        if run == 0 {
+            return None;
+        }
+        let (line, bit) = LINE_OF[s as usize][d];
+        let occupied = self.lines[line as usize] as u32;
+        let bit = bit as u32;
+        if d < 4 {
+            let ahead = (occupied >> (bit + 1)) & ((1 << run) - 1);
+            (ahead != 0).then(|| ahead.trailing_zeros() as usize)
+        } else {
+            // The `run` bits below `bit`, nearest first from bit 31 down.
+            let behind = (occupied << (32 - bit)) & !(u32::MAX >> run);
+            (behind != 0).then(|| behind.leading_zeros() as usize)
+        }
     }
 
     /// Player moves for the current roll (without `pass`).
@@ -385,34 +275,14 @@ impl Kilkenny {
     /// enemy's, can with the roll of its distance.
     pub fn threat_rolls(&self, s: u8, seat: Seat) -> u8 {
         let mut rolls = 0u8;
-        let runs = &PLAYABLE_RUNS[s as usize];
-        for (ray, &run) in RAYS[s as usize].iter().zip(runs) {
-            for (k, &from) in ray[..run as usize].iter().enumerate() {
-                let c = self.board[from as usize];
-                if c != 0 {
-                    if c != seat + 1 {
-                        rolls |= 1 << k;
-                    }
-                    break;
+        for (d, ray) in RAYS[s as usize].iter().enumerate() {
+            if let Some(k) = self.first_cat(s, d) {
+                if self.board[ray[k] as usize] != seat + 1 {
+                    rolls |= 1 << k;
                 }
             }
         }
         rolls
-    }
-
-    /// Whether an enemy cat could land on `s` with some roll: along each
-    /// line, the first cat within six squares, if an enemy's, can.
-    pub fn reachable_by_enemy(&self, s: u8, seat: Seat) -> bool {
-        let runs = &PLAYABLE_RUNS[s as usize];
-        RAYS[s as usize].iter().zip(runs).any(|(ray, &run)| {
-            for &from in &ray[..run as usize] {
-                let c = self.board[from as usize];
-                if c != 0 {
-                    return c != seat + 1;
-                }
-            }
-            false
-        })
     }
 
     /// The rolls (bit k-1 for a roll of k) with which some free cat of
@@ -423,15 +293,10 @@ impl Kilkenny {
             if owner != seat || self.board[mouse as usize] != 0 {
                 continue;
             }
-            let runs = &PLAYABLE_RUNS[mouse as usize];
-            for (ray, &run) in RAYS[mouse as usize].iter().zip(runs) {
-                for (k, &s) in ray[..run as usize].iter().enumerate() {
-                    let c = self.board[s as usize];
-                    if c != 0 {
-                        if c == seat + 1 {
-                            rolls |= 1 << k;
-                        }
-                        break;
+            for (d, ray) in RAYS[mouse as usize].iter().enumerate() {
+                if let Some(k) = self.first_cat(mouse, d) {
+                    if self.board[ray[k] as usize] == seat + 1 {
+                        rolls |= 1 << k;
                     }
                 }
             }
@@ -494,6 +359,7 @@ impl Game for Kilkenny {
             roll: None,
             free: [0; 4],
             free_mask: [[0; 4]; 4],
+            lines: [0; LINES],
             home: [0; 4],
             clock: 0,
             hash: 0,
@@ -575,6 +441,7 @@ impl Game for Kilkenny {
             roll,
             free: [0; 4],
             free_mask: [[0; 4]; 4],
+            lines: [0; LINES],
             home: [0; 4],
             clock,
             hash: 0,
