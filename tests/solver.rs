@@ -13,12 +13,25 @@ fn start(words: &[&str]) -> Hdk {
     Hdk::start(&Hdk::rules(&Ruleset::parse(Hdk::OPTIONS, words).unwrap()))
 }
 
+/// The positions after each legal move of `p`.
+fn children(p: &Hdk) -> Vec<Hdk> {
+    let mut moves = Vec::new();
+    p.generate(&mut moves);
+    moves
+        .into_iter()
+        .map(|mv| {
+            let mut child = p.clone();
+            child.play(mv);
+            child
+        })
+        .collect()
+}
+
 /// Best of the children's values for the side to move (what the position's
 /// value must be), or the decided value when there is no move.
 fn recomputed(p: &Hdk, value_of: &dyn Fn(&Hdk) -> Value) -> Value {
-    let mut moves = Vec::new();
-    p.generate(&mut moves);
-    if moves.is_empty() {
+    let children = children(p);
+    if children.is_empty() {
         return match p.outcome().unwrap() {
             Outcome::Draw => Value::Draw,
             Outcome::Win(w) if w == p.side() => Value::Win(0),
@@ -26,9 +39,7 @@ fn recomputed(p: &Hdk, value_of: &dyn Fn(&Hdk) -> Value) -> Value {
         };
     }
     let mut best: Option<Value> = None;
-    for mv in moves {
-        let mut child = p.clone();
-        child.play(mv);
+    for child in children {
         let v = value_of(&child).for_mover();
         if best.map_or(true, |b| v.better_than(b)) {
             best = Some(v);
@@ -52,13 +63,7 @@ fn check_consistency(words: &[&str]) -> usize {
             continue;
         }
         assert_eq!(value_of(&p), recomputed(&p, &value_of), "at {p}");
-        let mut moves = Vec::new();
-        p.generate(&mut moves);
-        for mv in moves {
-            let mut child = p.clone();
-            child.play(mv);
-            queue.push_back(child);
-        }
+        queue.extend(children(&p));
     }
     assert_eq!(seen.len(), table.len());
     seen.len()
@@ -99,17 +104,7 @@ fn every_four_ply_opening_of_the_default_ruleset_is_lost_for_the_tiger() {
     let tiger = root.side();
     let mut openings = vec![root];
     for _ in 0..4 {
-        let mut next = Vec::new();
-        for p in &openings {
-            let mut moves = Vec::new();
-            p.generate(&mut moves);
-            for mv in moves {
-                let mut child = p.clone();
-                child.play(mv);
-                next.push(child);
-            }
-        }
-        openings = next;
+        openings = openings.iter().flat_map(children).collect();
     }
     // By hand: for each tiger point T and leopard point L, the tiger's
     // steps then 8 drops, its jumps then 9. Summed over L, a tiger on T has

@@ -231,7 +231,8 @@ impl Kilkenny {
         seat
     }
 
-    /// Flips the bit of `s` on the four lines through it.
+    /// Flips the bit of `s` on the four lines through it (directions 0..4
+    /// name each line once).
     fn toggle_lines(&mut self, s: u8) {
         for &(line, bit) in &LINE_OF[s as usize][..4] {
             self.lines[line as usize] ^= 1 << bit;
