@@ -443,7 +443,11 @@ impl<'a, G: Game> Worker<'a, G> {
                 .probe(key)
                 .and_then(|e| e.move_index)
                 .filter(|&i| (i as usize) < moves.len())
-                .unwrap_or(0) as usize;
+                .map(|i| i as usize)
+                // Without a table move, a capture (or landing) is the
+                // likeliest best move and so gives the tightest bound.
+                .or_else(|| moves.iter().position(|&m| self.position.is_capture(m)))
+                .unwrap_or(0);
             let mv = moves[index];
             let undo = self.position.play(mv);
             // The same depth the full search gives this move, so the value
