@@ -49,3 +49,19 @@ fn bench_perft_and_playouts_report_speed() {
     );
     assert!(text.contains("avg length"));
 }
+
+#[test]
+fn bench_takes_its_arguments_unquoted_on_the_command_line() {
+    let out = Command::cargo_bin("menagerie")
+        .unwrap()
+        .args(["bench", "playouts", "50"])
+        .output()
+        .unwrap();
+    let text = String::from_utf8(out.stdout).unwrap();
+    assert!(!text.contains("error"), "{text}");
+    assert_eq!(
+        text.lines().filter(|l| l.contains("| games 50 |")).count(),
+        4,
+        "{text}"
+    );
+}

@@ -12,8 +12,9 @@ use clap::Parser;
     menagerie bench\n\n\
     Set RUST_LOG=debug to log every protocol line to stderr.")]
 struct Args {
-    /// Protocol lines to run in order before exiting, instead of reading stdin
-    /// (a single `bench` or `bench perft` works too).
+    /// Protocol lines to run in order before exiting, instead of reading stdin,
+    /// one per argument. `bench` takes its arguments unquoted too
+    /// (`menagerie bench playouts 1000`).
     lines: Vec<String>,
 }
 
@@ -25,10 +26,21 @@ fn main() {
     let input = if args.lines.is_empty() {
         menagerie::protocol::Input::Stdin
     } else {
-        menagerie::protocol::Input::Lines(args.lines)
+        menagerie::protocol::Input::Lines(command_lines(args.lines))
     };
     std::process::exit(menagerie::protocol::run(
         input,
         menagerie::protocol::Output::stdout(),
     ));
+}
+
+/// The protocol lines of the command line: one per argument, except that a
+/// leading `bench` takes the rest as its arguments, the way engines'
+/// `bench` is usually run (`stockfish bench 16 1 13`).
+fn command_lines(args: Vec<String>) -> Vec<String> {
+    if args.len() > 1 && args[0] == "bench" {
+        vec![args.join(" ")]
+    } else {
+        args
+    }
 }
