@@ -5,11 +5,10 @@
 //! forced), and Lazy SMP: helper threads search the same tree and meet
 //! through the table.
 
-use std::sync::atomic::Ordering;
-
+use super::deepening::{self, Deepening};
 use super::tt::{Bound, Entry};
 use super::{
-    lazy_smp, outcome_score, single_thread, Budget, Info, Limits, Reporter, Score, SearchResult,
+    lazy_smp, outcome_score, single_thread, Budget, Limits, Reporter, Score, SearchResult,
     Settings, Shared,
 };
 use super::{DECIDED, MAX_PLY, WIN};
@@ -38,7 +37,7 @@ pub fn search<G: Game>(
         };
     }
     lazy_smp(limits, shared, settings, reporter, |budget, reporter| {
-        Worker::new(session, budget).iterate(reporter)
+        deepening::iterate(&mut Worker::new(session, budget), reporter)
     })
 }
 
@@ -89,6 +88,42 @@ struct Worker<'a, G: Game> {
     root_best: Option<(G::Move, i32)>,
 }
 
+impl<'a, G: Game> Deepening<'a> for Worker<'a, G> {
+    type Move = G::Move;
+    const MAX_DEPTH: u32 = MAX_PLY as u32 - 4;
+
+    fn budget(&mut self) -> &mut Budget<'a> {
+        &mut self.budget
+    }
+
+    fn search_root(&mut self, depth: u32, previous: i32) -> i32 {
+        self.seldepth = 0;
+        self.root_best = None;
+        self.aspiration(depth, previous)
+    }
+
+    fn root_best(&self) -> Option<(G::Move, i32)> {
+        self.root_best
+    }
+
+    fn pv(&self) -> &[G::Move] {
+        &self.pv[0]
+    }
+
+    fn seldepth(&self) -> u32 {
+        self.seldepth as u32
+    }
+
+    fn report_score(score: i32) -> Score {
+        Score::from_internal(score)
+    }
+
+    fn settled(score: i32, depth: u32) -> bool {
+        // A forced result found within the depth searched.
+        score.abs() >= DECIDED && (WIN - score.abs()) < depth as i32
+    }
+}
+
 impl<'a, G: Game> Worker<'a, G> {
     fn new(session: &Session<G>, budget: Budget<'a>) -> Self {
         Worker {
@@ -102,69 +137,6 @@ impl<'a, G: Game> Worker<'a, G> {
             pv: (0..MAX_PLY + 1).map(|_| Vec::new()).collect(),
             seldepth: 0,
             root_best: None,
-        }
-    }
-
-    fn iterate(&mut self, mut reporter: Option<&mut dyn Reporter>) -> SearchResult {
-        let limits = self.budget.watch.limits;
-        let max_depth = limits
-            .depth
-            .unwrap_or(MAX_PLY as u32 - 4)
-            .clamp(1, MAX_PLY as u32 - 4);
-        let mut best: Option<(G::Move, i32)> = None;
-        // Helpers start one ply deeper on odd ids so threads spread out.
-        let mut depth = 1 + (self.budget.id as u32 & 1);
-        let mut previous = 0;
-        while depth <= max_depth {
-            self.seldepth = 0;
-            self.root_best = None;
-            let score = self.aspiration(depth, previous);
-            if self.budget.aborted && best.is_some() {
-                // An unfinished iteration still counts for the root moves
-                // it searched fully: its best of those beats the last
-                // iteration's choice, which it has just been compared with.
-                if let Some(partial) = self.root_best {
-                    best = Some(partial);
-                }
-                break;
-            }
-            if let Some(&mv) = self.pv[0].first() {
-                best = Some((mv, score));
-                self.budget.may_abort = true;
-            }
-            previous = score;
-            if let Some(reporter) = reporter.as_deref_mut() {
-                self.budget.flush();
-                reporter.info(&Info {
-                    depth,
-                    seldepth: self.seldepth as u32,
-                    score: Score::from_internal(score),
-                    nodes: self.budget.watch.nodes.load(Ordering::Relaxed),
-                    time_ms: self.budget.watch.elapsed_ms(),
-                    hashfull: self.budget.watch.shared.tt.hashfull(),
-                    pv: self.pv[0].iter().map(|m| m.to_string()).collect(),
-                });
-            }
-            if self.budget.finished() {
-                break;
-            }
-            let decided_within = score.abs() >= DECIDED && (WIN - score.abs()) < depth as i32;
-            if decided_within && !limits.infinite {
-                break;
-            }
-            if let Some(soft) = limits.soft_ms {
-                if self.budget.watch.elapsed_ms() >= soft {
-                    break;
-                }
-            }
-            depth += 1;
-        }
-        self.budget.flush();
-        let (mv, score) = best.expect("a root with legal moves yields a move at depth 1");
-        SearchResult {
-            best: Some(mv.to_string()),
-            score: Score::from_internal(score),
-            nodes: 0,
         }
     }
 

@@ -9,16 +9,16 @@
 //! bounds each outcome from one side). Depth counts player moves; chance
 //! outcomes do not spend it.
 
-use std::sync::atomic::Ordering;
-
 use super::tt::{Bound, Entry};
 use super::{
-    lazy_smp, single_thread, Budget, Info, Limits, Reporter, Score, SearchResult, Settings, Shared,
+    lazy_smp, single_thread, Budget, Limits, Reporter, Score, SearchResult, Settings, Shared,
     MAX_PLY,
 };
 use crate::game::session::Session;
 use crate::game::{Game, Outcome, Seat};
 use crate::rng::zobrist_table;
+
+use super::deepening::{self, Deepening};
 
 /// A certain win; evaluations stay well inside (-BOUND, BOUND).
 const BOUND: i32 = 30_000;
@@ -46,7 +46,7 @@ pub fn search<G: Game>(
         };
     }
     lazy_smp(limits, shared, settings, reporter, |budget, reporter| {
-        Worker::new(session, budget).iterate(reporter)
+        deepening::iterate(&mut Worker::new(session, budget), reporter)
     })
 }
 
@@ -91,6 +91,41 @@ struct Worker<'a, G: Game> {
     root_best: Option<(G::Move, i32)>,
 }
 
+impl<'a, G: Game> Deepening<'a> for Worker<'a, G> {
+    type Move = G::Move;
+    const MAX_DEPTH: u32 = MAX_PLY as u32 / 2 - 2;
+
+    fn budget(&mut self) -> &mut Budget<'a> {
+        &mut self.budget
+    }
+
+    fn search_root(&mut self, depth: u32, _previous: i32) -> i32 {
+        self.seldepth = 0;
+        self.root_best = None;
+        self.value(depth as i32, 0, -BOUND, BOUND)
+    }
+
+    fn root_best(&self) -> Option<(G::Move, i32)> {
+        self.root_best
+    }
+
+    fn pv(&self) -> &[G::Move] {
+        &self.pv[0]
+    }
+
+    fn seldepth(&self) -> u32 {
+        self.seldepth as u32
+    }
+
+    fn report_score(score: i32) -> Score {
+        score_of(score)
+    }
+
+    fn settled(score: i32, _depth: u32) -> bool {
+        score.abs() >= CERTAIN
+    }
+}
+
 impl<'a, G: Game> Worker<'a, G> {
     fn new(session: &Session<G>, budget: Budget<'a>) -> Self {
         Worker {
@@ -112,65 +147,6 @@ impl<'a, G: Game> Worker<'a, G> {
             pv: (0..2 * MAX_PLY + 2).map(|_| Vec::new()).collect(),
             seldepth: 0,
             root_best: None,
-        }
-    }
-
-    fn iterate(&mut self, mut reporter: Option<&mut dyn Reporter>) -> SearchResult {
-        let limits = self.budget.watch.limits;
-        let max_depth = limits
-            .depth
-            .unwrap_or(MAX_PLY as u32 / 2 - 2)
-            .clamp(1, MAX_PLY as u32 / 2 - 2);
-        let mut best: Option<(G::Move, i32)> = None;
-        let mut depth = 1 + (self.budget.id as u32 & 1);
-        while depth <= max_depth {
-            self.seldepth = 0;
-            self.root_best = None;
-            let score = self.value(depth as i32, 0, -BOUND, BOUND);
-            if self.budget.aborted && best.is_some() {
-                // An unfinished iteration still counts for the root moves
-                // it searched fully: its best of those beats the last
-                // iteration's choice, which it has just been compared with.
-                if let Some(partial) = self.root_best {
-                    best = Some(partial);
-                }
-                break;
-            }
-            if let Some(&mv) = self.pv[0].first() {
-                best = Some((mv, score));
-                self.budget.may_abort = true;
-            }
-            if let Some(reporter) = reporter.as_deref_mut() {
-                self.budget.flush();
-                reporter.info(&Info {
-                    depth,
-                    seldepth: self.seldepth as u32,
-                    score: score_of(score),
-                    nodes: self.budget.watch.nodes.load(Ordering::Relaxed),
-                    time_ms: self.budget.watch.elapsed_ms(),
-                    hashfull: self.budget.watch.shared.tt.hashfull(),
-                    pv: self.pv[0].iter().map(|m| m.to_string()).collect(),
-                });
-            }
-            if self.budget.finished() {
-                break;
-            }
-            if score.abs() >= CERTAIN && !limits.infinite {
-                break;
-            }
-            if let Some(soft) = limits.soft_ms {
-                if self.budget.watch.elapsed_ms() >= soft {
-                    break;
-                }
-            }
-            depth += 1;
-        }
-        self.budget.flush();
-        let (mv, score) = best.expect("a root with legal moves yields a move at depth 1");
-        SearchResult {
-            best: Some(mv.to_string()),
-            score: score_of(score),
-            nodes: 0,
         }
     }
 

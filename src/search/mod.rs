@@ -7,6 +7,7 @@
 
 pub mod alphabeta;
 pub mod chance;
+pub mod deepening;
 pub mod skill;
 pub mod solved;
 pub mod solver;

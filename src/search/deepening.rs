@@ -1,0 +1,97 @@
+//! Iterative deepening, shared by the alpha-beta and the chance search:
+//! deeper and deeper root searches until the clock, the node budget or a
+//! settled result says stop, an `info` line after each, and the move of
+//! the last finished iteration (or of an unfinished one's fully searched
+//! moves) as the answer.
+
+use std::fmt;
+use std::sync::atomic::Ordering;
+
+use super::{Budget, Info, Reporter, Score, SearchResult};
+
+/// What iterative deepening needs from one search thread.
+pub trait Deepening<'a> {
+    type Move: Copy + fmt::Display;
+    /// The deepest iteration the search supports.
+    const MAX_DEPTH: u32;
+
+    fn budget(&mut self) -> &mut Budget<'a>;
+    /// Searches the root to `depth`; `previous` is the last iteration's
+    /// score (0 before the first). Resets the root's best move and the
+    /// selective depth first.
+    fn search_root(&mut self, depth: u32, previous: i32) -> i32;
+    /// The best root move fully searched in the current iteration.
+    fn root_best(&self) -> Option<(Self::Move, i32)>;
+    /// The principal variation of the last root search.
+    fn pv(&self) -> &[Self::Move];
+    fn seldepth(&self) -> u32;
+    /// An internal score as the protocol reports it.
+    fn report_score(score: i32) -> Score;
+    /// Whether a score found at `depth` is a result no deeper search can
+    /// change.
+    fn settled(score: i32, depth: u32) -> bool;
+}
+
+/// Deepens until told to stop; only the main thread (with a reporter)
+/// prints `info` lines.
+pub fn iterate<'a, W: Deepening<'a>>(
+    worker: &mut W,
+    mut reporter: Option<&mut dyn Reporter>,
+) -> SearchResult {
+    let limits = worker.budget().watch.limits;
+    let max_depth = limits.depth.unwrap_or(W::MAX_DEPTH).clamp(1, W::MAX_DEPTH);
+    let mut best: Option<(W::Move, i32)> = None;
+    // Helpers start one ply deeper on odd ids so threads spread out.
+    let mut depth = 1 + (worker.budget().id as u32 & 1);
+    let mut previous = 0;
+    while depth <= max_depth {
+        let score = worker.search_root(depth, previous);
+        if worker.budget().aborted && best.is_some() {
+            // An unfinished iteration still counts for the root moves it
+            // searched fully: its best of those beats the last iteration's
+            // choice, which it has just been compared with.
+            if let Some(partial) = worker.root_best() {
+                best = Some(partial);
+            }
+            break;
+        }
+        if let Some(&mv) = worker.pv().first() {
+            best = Some((mv, score));
+            worker.budget().may_abort = true;
+        }
+        previous = score;
+        if let Some(reporter) = reporter.as_deref_mut() {
+            let budget = worker.budget();
+            budget.flush();
+            let watch = budget.watch;
+            reporter.info(&Info {
+                depth,
+                seldepth: worker.seldepth(),
+                score: W::report_score(score),
+                nodes: watch.nodes.load(Ordering::Relaxed),
+                time_ms: watch.elapsed_ms(),
+                hashfull: watch.shared.tt.hashfull(),
+                pv: worker.pv().iter().map(|m| m.to_string()).collect(),
+            });
+        }
+        if worker.budget().finished() {
+            break;
+        }
+        if W::settled(score, depth) && !limits.infinite {
+            break;
+        }
+        if let Some(soft) = limits.soft_ms {
+            if worker.budget().watch.elapsed_ms() >= soft {
+                break;
+            }
+        }
+        depth += 1;
+    }
+    worker.budget().flush();
+    let (mv, score) = best.expect("a root with legal moves yields a move at depth 1");
+    SearchResult {
+        best: Some(mv.to_string()),
+        score: W::report_score(score),
+        nodes: 0,
+    }
+}
