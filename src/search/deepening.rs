@@ -33,7 +33,9 @@ pub trait Deepening<'a> {
 }
 
 /// Deepens until told to stop; only the main thread (with a reporter)
-/// prints `info` lines.
+/// prints `info` lines. The main thread always returns a move (it cannot
+/// be stopped before its first iteration ends); a helper stopped before
+/// finishing one returns none, which Lazy SMP ignores.
 pub fn iterate<'a, W: Deepening<'a>>(
     worker: &mut W,
     mut reporter: Option<&mut dyn Reporter>,
@@ -41,17 +43,20 @@ pub fn iterate<'a, W: Deepening<'a>>(
     let limits = worker.budget().watch.limits;
     let max_depth = limits.depth.unwrap_or(W::MAX_DEPTH).clamp(1, W::MAX_DEPTH);
     let mut best: Option<(W::Move, i32)> = None;
-    // Helpers start one ply deeper on odd ids so threads spread out.
-    let mut depth = 1 + (worker.budget().id as u32 & 1);
+    // Helpers start one ply deeper on odd ids so threads spread out, but
+    // never past the deepest iteration asked for.
+    let mut depth = (1 + (worker.budget().id as u32 & 1)).min(max_depth);
     let mut previous = 0;
     while depth <= max_depth {
         let score = worker.search_root(depth, previous);
-        if worker.budget().aborted && best.is_some() {
+        if worker.budget().aborted {
             // An unfinished iteration still counts for the root moves it
             // searched fully: its best of those beats the last iteration's
             // choice, which it has just been compared with.
-            if let Some(partial) = worker.root_best() {
-                best = Some(partial);
+            if best.is_some() {
+                if let Some(partial) = worker.root_best() {
+                    best = Some(partial);
+                }
             }
             break;
         }
@@ -88,10 +93,22 @@ pub fn iterate<'a, W: Deepening<'a>>(
         depth += 1;
     }
     worker.budget().flush();
-    let (mv, score) = best.expect("a root with legal moves yields a move at depth 1");
-    SearchResult {
-        best: Some(mv.to_string()),
-        score: W::report_score(score),
-        nodes: 0,
+    match best {
+        Some((mv, score)) => SearchResult {
+            best: Some(mv.to_string()),
+            score: W::report_score(score),
+            nodes: 0,
+        },
+        None => {
+            assert!(
+                worker.budget().id > 0,
+                "the main thread finishes its first iteration"
+            );
+            SearchResult {
+                best: None,
+                score: Score::Cp(0),
+                nodes: 0,
+            }
+        }
     }
 }
