@@ -5,7 +5,10 @@
 use menagerie::game::session::Session;
 use menagerie::game::{Game, Outcome, Ruleset, Seat};
 use menagerie::games::kilkenny::Kilkenny;
-use menagerie::search::{chance, Shared};
+use std::sync::atomic::AtomicU64;
+use std::time::Instant;
+
+use menagerie::search::{chance, Limits, Shared, Watch};
 
 const BOUND: i32 = 30_000;
 const CERTAIN: i32 = BOUND - 1_000;
@@ -62,7 +65,15 @@ fn pruning_never_changes_a_value() {
         session.play_text(rolls[1]).unwrap();
         let root = session.position().side();
         let shared = Shared::new(16);
-        for (mv, score) in chance::root_scores(&session, 2, &shared) {
+        let (limits, nodes) = (Limits::depth(2), AtomicU64::new(0));
+        let watch = Watch {
+            shared: &shared,
+            limits: &limits,
+            start: Instant::now(),
+            nodes: &nodes,
+        };
+        let scores = chance::root_scores(&session, 2, &watch).expect("no limit stops it");
+        for (mv, score, _) in scores {
             let mut p = session.position().clone();
             p.play(mv);
             // After the move a roll comes, which spends no depth.

@@ -7,9 +7,10 @@
 
 use super::deepening::{self, Deepening};
 use super::tt::{Bound, Entry};
+use std::sync::atomic::AtomicBool;
+
 use super::{
-    lazy_smp, outcome_score, single_thread, Budget, Limits, Reporter, Score, SearchResult,
-    Settings, Shared,
+    lazy_smp, outcome_score, Budget, Limits, Reporter, Score, SearchResult, Settings, Shared, Watch,
 };
 use super::{DECIDED, MAX_PLY, WIN};
 use crate::game::session::Session;
@@ -41,34 +42,40 @@ pub fn search<G: Game>(
     })
 }
 
-/// Scores of each root move searched to `depth`, for weakened play.
+/// Scores of each root move searched to `depth` (the side to move's
+/// view, as the protocol reports it too), for weakened play; `None` when
+/// the limits or `stop` end the search first.
 pub fn root_scores<G: Game>(
     session: &Session<G>,
     depth: u32,
-    shared: &Shared,
-) -> Vec<(G::Move, i32)> {
-    single_thread(depth, shared, |budget| {
-        let mut worker = Worker::new(session, budget);
+    watch: &Watch<'_>,
+) -> Option<Vec<(G::Move, i32, Score)>> {
+    let done = AtomicBool::new(false);
+    let mut worker = Worker::new(session, watch.stoppable_budget(&done));
+    {
         let mut moves = Vec::new();
         session.legal(&mut moves);
         let side = session.position().side();
-        moves
-            .into_iter()
-            .map(|mv| {
-                let undo = worker.position.play(mv);
-                worker.path.push(worker.position.hash());
-                let s = worker.negamax(depth as i32 - 1, 1, -INFINITY, INFINITY);
-                let score = if worker.position.side() == side {
-                    s
-                } else {
-                    -s
-                };
-                worker.path.pop();
-                worker.position.undo(mv, undo);
-                (mv, score)
-            })
-            .collect()
-    })
+        let mut scores = Vec::with_capacity(moves.len());
+        for mv in moves {
+            let undo = worker.position.play(mv);
+            worker.path.push(worker.position.hash());
+            let s = worker.negamax(depth as i32 - 1, 1, -INFINITY, INFINITY);
+            let score = if worker.position.side() == side {
+                s
+            } else {
+                -s
+            };
+            worker.path.pop();
+            worker.position.undo(mv, undo);
+            if worker.budget.aborted {
+                break;
+            }
+            scores.push((mv, score, Score::from_internal(score)));
+        }
+        worker.budget.flush();
+        (!worker.budget.aborted).then_some(scores)
+    }
 }
 
 /// One search thread with its own position, move lists and heuristics.

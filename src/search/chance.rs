@@ -10,9 +10,10 @@
 //! outcomes do not spend it.
 
 use super::tt::{Bound, Entry};
+use std::sync::atomic::AtomicBool;
+
 use super::{
-    lazy_smp, single_thread, Budget, Limits, Reporter, Score, SearchResult, Settings, Shared,
-    MAX_PLY,
+    lazy_smp, Budget, Limits, Reporter, Score, SearchResult, Settings, Shared, Watch, MAX_PLY,
 };
 use crate::game::session::Session;
 use crate::game::{Game, Outcome, Seat};
@@ -50,26 +51,32 @@ pub fn search<G: Game>(
     })
 }
 
-/// Scores of each root move searched to `depth`, for weakened play.
+/// Scores of each root move searched to `depth` (the root seat's view),
+/// for weakened play; `None` when the limits or `stop` end the search
+/// first.
 pub fn root_scores<G: Game>(
     session: &Session<G>,
     depth: u32,
-    shared: &Shared,
-) -> Vec<(G::Move, i32)> {
-    single_thread(depth, shared, |budget| {
-        let mut worker = Worker::new(session, budget);
+    watch: &Watch<'_>,
+) -> Option<Vec<(G::Move, i32, Score)>> {
+    let done = AtomicBool::new(false);
+    let mut worker = Worker::new(session, watch.stoppable_budget(&done));
+    {
         let mut moves = Vec::new();
         session.legal(&mut moves);
-        moves
-            .into_iter()
-            .map(|mv| {
-                let undo = worker.position.play(mv);
-                let s = worker.value(depth as i32 - 1, 1, -BOUND, BOUND);
-                worker.position.undo(mv, undo);
-                (mv, s)
-            })
-            .collect()
-    })
+        let mut scores = Vec::with_capacity(moves.len());
+        for mv in moves {
+            let undo = worker.position.play(mv);
+            let s = worker.value(depth as i32 - 1, 1, -BOUND, BOUND);
+            worker.position.undo(mv, undo);
+            if worker.budget.aborted {
+                break;
+            }
+            scores.push((mv, s, score_of(s)));
+        }
+        worker.budget.flush();
+        (!worker.budget.aborted).then_some(scores)
+    }
 }
 
 struct Worker<'a, G: Game> {

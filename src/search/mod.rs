@@ -162,7 +162,15 @@ pub struct Watch<'a> {
     pub nodes: &'a AtomicU64,
 }
 
-impl Watch<'_> {
+impl<'a> Watch<'a> {
+    /// A budget for one thread of weakened play, which may be stopped at
+    /// any time: it always has a shallower answer to fall back on.
+    pub fn stoppable_budget(&'a self, done: &'a AtomicBool) -> Budget<'a> {
+        let mut budget = Budget::new(0, self, done);
+        budget.may_abort = true;
+        budget
+    }
+
     pub fn elapsed_ms(&self) -> u64 {
         self.start.elapsed().as_millis() as u64
     }
@@ -271,20 +279,6 @@ pub fn lazy_smp(
     }
 }
 
-/// Runs `f` on one thread to `depth` (root scores of weakened play).
-pub fn single_thread<T>(depth: u32, shared: &Shared, f: impl FnOnce(Budget<'_>) -> T) -> T {
-    let nodes = AtomicU64::new(0);
-    let limits = Limits::depth(depth);
-    let watch = Watch {
-        shared,
-        limits: &limits,
-        start: Instant::now(),
-        nodes: &nodes,
-    };
-    let done = AtomicBool::new(false);
-    f(Budget::new(0, &watch, &done))
-}
-
 /// Whether the session's game is solved by retrograde analysis.
 fn solvable<G: Game>(session: &Session<G>, settings: &Settings) -> bool {
     let position = session.position();
@@ -315,7 +309,7 @@ pub fn run<G: Game>(
     let two_seats = position.seats().len() == 2;
     // The algorithm follows what the game declares, never its name.
     let result = if settings.skill < skill::FULL_STRENGTH {
-        skill::play(session, settings.skill, settings.seed, shared)
+        skill::play(session, settings, limits, shared, reporter)
     } else if solvable(session, settings) {
         if limits.hard_ms.is_none() || solved::is_built(session) {
             solved::search(session, reporter)

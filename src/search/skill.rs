@@ -7,27 +7,34 @@
 //!   get seeded random noise that shrinks as the level rises.
 //! - 20: full strength (not handled here).
 //!
+//! Every level obeys the same limits as full strength (depth, nodes, time,
+//! `stop`) and reports an `info` line per finished depth. The one-ply
+//! scores come first and cost one evaluation per move; deeper iterations
+//! may be cut off at any moment, and the choice then comes from the
+//! deepest one that finished.
+//!
 //! Randomness comes from the `Seed` option mixed with the position, so the
-//! same seed in the same position always gives the same move, whatever
-//! else the engine has done.
+//! same seed in the same position always gives the same move (at the same
+//! depth), whatever else the engine has done.
 
-use super::{alphabeta, chance, outcome_score, Score, SearchResult, Shared};
+use std::sync::atomic::{AtomicU64, Ordering};
+use std::time::Instant;
+
+use super::{
+    alphabeta, chance, outcome_score, Info, Limits, Reporter, Score, SearchResult, Settings,
+    Shared, Watch,
+};
 use crate::game::session::{status_of, Session};
-use crate::game::Game;
+use crate::game::{Game, Status};
 use crate::rng::Rng;
 
 pub const FULL_STRENGTH: u8 = 20;
 
+/// A root move with its score for the noise (engine units) and as reported.
+type Scored<M> = (M, i32, Score);
+
 fn rng_for<G: Game>(session: &Session<G>, seed: u64) -> Rng {
     Rng::new(seed ^ session.position().hash() ^ (session.history().len() as u64).rotate_left(32))
-}
-
-fn result<G: Game>(mv: G::Move, score: Score) -> SearchResult {
-    SearchResult {
-        best: Some(mv.to_string()),
-        score,
-        nodes: 0,
-    }
 }
 
 /// Search depth of a skill level from 2 to 19.
@@ -35,10 +42,15 @@ pub fn depth_of(skill: u8) -> u32 {
     (skill as u32 / 2).clamp(1, 9)
 }
 
-pub fn play<G: Game>(session: &Session<G>, skill: u8, seed: u64, shared: &Shared) -> SearchResult {
+pub fn play<G: Game>(
+    session: &Session<G>,
+    settings: &Settings,
+    limits: &Limits,
+    shared: &Shared,
+    reporter: &mut dyn Reporter,
+) -> SearchResult {
     let mut moves = Vec::new();
     session.legal(&mut moves);
-    let mut rng = rng_for(session, seed);
     if moves.is_empty() {
         return SearchResult {
             best: None,
@@ -46,45 +58,105 @@ pub fn play<G: Game>(session: &Session<G>, skill: u8, seed: u64, shared: &Shared
             nodes: 0,
         };
     }
-    if skill == 0 {
-        let mv = moves[rng.below(moves.len() as u64) as usize];
-        return result::<G>(mv, Score::Cp(0));
-    }
-    let scored: Vec<(G::Move, i32)> = if skill == 1 {
-        greedy(session, &moves)
-    } else if !G::HAS_CHANCE && session.position().seats().len() == 2 {
-        alphabeta::root_scores(session, depth_of(skill), shared)
-    } else {
-        chance::root_scores(session, depth_of(skill), shared)
+    let nodes = AtomicU64::new(moves.len() as u64);
+    let watch = Watch {
+        shared,
+        limits,
+        start: Instant::now(),
+        nodes: &nodes,
     };
-    let noise = if skill == 1 {
+    let skill = settings.skill;
+    let rng = rng_for(session, settings.seed);
+    // One-ply scores: the choice of levels 0 and 1, and what the deeper
+    // levels fall back on when the limits allow no search at all.
+    let greedy = greedy(session, &moves);
+    let mut chosen = if skill == 0 {
+        let mut rng = rng.clone();
+        greedy[rng.below(moves.len() as u64) as usize]
+    } else {
+        pick(&greedy, skill, rng.clone())
+    };
+    let mut depth = 0;
+    if skill >= 2 {
+        let deepest = depth_of(skill).min(limits.depth.unwrap_or(u32::MAX).max(1));
+        while depth < deepest && !time_is_up(&watch) {
+            let scores = if !G::HAS_CHANCE && session.position().seats().len() == 2 {
+                alphabeta::root_scores(session, depth + 1, &watch)
+            } else {
+                chance::root_scores(session, depth + 1, &watch)
+            };
+            let Some(scores) = scores else { break };
+            depth += 1;
+            chosen = pick(&scores, skill, rng.clone());
+            report(reporter, &watch, depth, chosen);
+        }
+    }
+    if depth == 0 {
+        depth = 1;
+        report(reporter, &watch, depth, chosen);
+    }
+    reporter.text(&format!("skill {skill}: move chosen at depth {depth}"));
+    SearchResult {
+        best: Some(chosen.0.to_string()),
+        score: chosen.2,
+        nodes: nodes.load(Ordering::Relaxed),
+    }
+}
+
+/// Whether no further iteration should start.
+fn time_is_up(watch: &Watch) -> bool {
+    watch.must_stop()
+        || watch
+            .limits
+            .soft_ms
+            .is_some_and(|soft| watch.elapsed_ms() >= soft)
+}
+
+fn report<M: std::fmt::Display>(
+    reporter: &mut dyn Reporter,
+    watch: &Watch,
+    depth: u32,
+    (mv, _, score): Scored<M>,
+) {
+    reporter.info(&Info {
+        depth,
+        seldepth: depth,
+        score,
+        nodes: watch.nodes.load(Ordering::Relaxed),
+        time_ms: watch.elapsed_ms(),
+        hashfull: watch.shared.tt.hashfull(),
+        pv: vec![mv.to_string()],
+    });
+}
+
+/// The move with the best score plus noise; ties go to a random one of
+/// the equals (the noise of level 1 is a fraction of a unit).
+fn pick<M: Copy>(scored: &[Scored<M>], skill: u8, mut rng: Rng) -> Scored<M> {
+    let noise = if skill <= 1 {
         0
     } else {
-        (FULL_STRENGTH - skill) as i64 * 12
+        (FULL_STRENGTH - skill.min(FULL_STRENGTH)) as i64 * 12
     };
-    let mut best = None;
+    let mut best = scored[0];
     let mut best_value = i64::MIN;
-    for (mv, score) in scored {
-        // Ties go to a random one of the equals: the noise of level 1 is a
-        // fraction of a unit.
+    for &entry in scored {
         let jitter = if noise > 0 {
             rng.below(2 * noise as u64 + 1) as i64 - noise
         } else {
             0
         };
-        let value = (score as i64) * 4 + jitter * 4 + rng.below(4) as i64;
+        let value = (entry.1 as i64) * 4 + jitter * 4 + rng.below(4) as i64;
         if value > best_value {
             best_value = value;
-            best = Some((mv, score));
+            best = entry;
         }
     }
-    let (mv, score) = best.expect("moves exist");
-    result::<G>(mv, Score::Cp(score))
+    best
 }
 
 /// Each move scored by the evaluation of the position it leads to, from the
 /// mover's point of view (decided positions by their result).
-fn greedy<G: Game>(session: &Session<G>, moves: &[G::Move]) -> Vec<(G::Move, i32)> {
+fn greedy<G: Game>(session: &Session<G>, moves: &[G::Move]) -> Vec<Scored<G::Move>> {
     let root = session.position();
     let me = root.side();
     let mut history = session.history().to_vec();
@@ -95,11 +167,11 @@ fn greedy<G: Game>(session: &Session<G>, moves: &[G::Move]) -> Vec<(G::Move, i32
             child.play(mv);
             history.push(child.hash());
             let score = match status_of(&child, &history) {
-                crate::game::Status::Over(outcome, _) => outcome_score(outcome, me, 1),
-                crate::game::Status::Ongoing => child.evaluate_for(me),
+                Status::Over(outcome, _) => outcome_score(outcome, me, 1),
+                Status::Ongoing => child.evaluate_for(me),
             };
             history.pop();
-            (mv, score)
+            (mv, score, Score::from_internal(score))
         })
         .collect()
 }
