@@ -29,13 +29,13 @@ const GAMES: &[(&str, &str)] = &[
 fn helper_threads_never_cost_the_move_at_any_depth_or_limit() {
     for (game, setup) in GAMES {
         for threads in [2, 4] {
-            for limit in [
-                "depth 1",
-                "depth 2",
-                "nodes 500",
-                "movetime 5",
-                "wtime 60 btime 60",
-            ] {
+            for limit in ["depth 1", "depth 2", "nodes 500", "movetime 5", "clocks"] {
+                // wtime/btime are the clocks of two-seat games only.
+                let limit = match (limit, game.contains("players=4")) {
+                    ("clocks", true) => "time 60 inc 0",
+                    ("clocks", false) => "wtime 60 btime 60",
+                    (other, _) => other,
+                };
                 let threads = format!("setoption name Threads value {threads}");
                 let newgame = format!("newgame {game}");
                 let go = format!("go {limit}");

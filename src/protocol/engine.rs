@@ -18,6 +18,7 @@ use super::output::{InfoWriter, Output};
 use crate::game::registry::{self, GAMES};
 use crate::game::session::{DynSession, PositionError};
 use crate::game::{Outcome, Status};
+use crate::search::time::{Clock, Request};
 use crate::search::{Limits, Settings, Shared};
 
 pub const NAME: &str = "menagerie";
@@ -74,7 +75,15 @@ const SEED: Spin = Spin {
     min: 0,
     max: i64::MAX as u64,
 };
-const SPINS: [&Spin; 4] = [&HASH, &THREADS, &SKILL, &SEED];
+/// Milliseconds kept back from every time budget for getting the move to
+/// the other side (pipes, the GUI or referee, a busy machine).
+const MOVE_OVERHEAD: Spin = Spin {
+    name: "Move Overhead",
+    default: 10,
+    min: 0,
+    max: 5000,
+};
+const SPINS: [&Spin; 5] = [&HASH, &THREADS, &SKILL, &SEED, &MOVE_OVERHEAD];
 
 /// Problems with a well-formed command that the engine cannot carry out.
 #[derive(Debug)]
@@ -91,6 +100,14 @@ enum EngineError {
     NotSolvable(&'static str),
     /// The table of this many MiB cannot be allocated.
     NoMemory(u64),
+    /// `wtime`/`btime`/`winc`/`binc` in a game of this many seats.
+    TwoSeatClocks(usize),
+    /// Clocks given, but none for the side to move; the field to give.
+    NoClockForSide {
+        side: char,
+        field: &'static str,
+    },
+    IncWithoutTime,
 }
 
 impl fmt::Display for EngineError {
@@ -121,6 +138,15 @@ impl fmt::Display for EngineError {
                 f,
                 "solve: {game} has too many positions to solve; only games with a solved table can be"
             ),
+            EngineError::TwoSeatClocks(seats) => write!(
+                f,
+                "go: wtime, btime, winc and binc are the clocks of a two-seat game and this one has {seats} seats; give time and inc (the clock of the side to move)"
+            ),
+            EngineError::NoClockForSide { side, field } => write!(
+                f,
+                "go: no clock for the side to move ({side}); give {field} (or time)"
+            ),
+            EngineError::IncWithoutTime => write!(f, "go: inc needs time"),
             EngineError::AwaitingRoll => write!(
                 f,
                 "go: the position awaits a die roll; play the roll as a move (r1..r6)"
@@ -177,6 +203,7 @@ struct Engine {
     input_closed: bool,
     /// A search thread died: a bug, reported through the exit code.
     search_panicked: bool,
+    move_overhead_ms: u64,
 }
 
 /// Runs the protocol until `quit` or the end of input; returns the exit code.
@@ -249,6 +276,7 @@ impl Engine {
             pending: VecDeque::new(),
             input_closed: false,
             search_panicked: false,
+            move_overhead_ms: MOVE_OVERHEAD.default,
         }
     }
 
@@ -450,6 +478,7 @@ impl Engine {
             "Threads" => self.settings.threads = number as usize,
             "Skill" => self.settings.skill = number as u8,
             "Seed" => self.settings.seed = number,
+            "Move Overhead" => self.move_overhead_ms = number,
             other => unreachable!("option {other} is listed but not handled"),
         }
         Ok(())
@@ -474,11 +503,15 @@ impl Engine {
             }
             Status::Ongoing => {}
         }
-        let (seat_order, seats) = self.session.seat_order();
-        let mut limits = Limits::from_go(params, seat_order, seats);
-        if limits.unbounded() {
-            limits.infinite = true;
-        }
+        let request = match self.request(params) {
+            Ok(request) => request,
+            Err(e) => {
+                self.out.error(&e);
+                self.out.line("bestmove (none)");
+                return;
+            }
+        };
+        let limits = Limits::plan(&request, self.move_overhead_ms);
         let unbounded = limits.infinite;
         self.shared
             .stop
@@ -501,6 +534,49 @@ impl Engine {
             done: finished,
             unbounded,
         });
+    }
+
+    /// What `go` asks of the search, with the clock of the side to move:
+    /// `time`/`inc` in any game, or in a two-seat game `wtime`/`winc` for
+    /// the first seat of the seat order and `btime`/`binc` for the second.
+    fn request(&self, go: &GoParams) -> Result<Request, EngineError> {
+        let (seat_order, seats) = self.session.seat_order();
+        let two_seat_fields = [go.wtime, go.btime, go.winc, go.binc];
+        let clock = match go.time {
+            Some(time_ms) => Some((time_ms, go.inc.unwrap_or(0))),
+            None if go.inc.is_some() => return Err(EngineError::IncWithoutTime),
+            None if seats != 2 && two_seat_fields.iter().any(Option::is_some) => {
+                return Err(EngineError::TwoSeatClocks(seats))
+            }
+            None => {
+                let (time, inc, field) = if seat_order == 0 {
+                    (go.wtime, go.winc, "wtime")
+                } else {
+                    (go.btime, go.binc, "btime")
+                };
+                match time {
+                    Some(time_ms) => Some((time_ms, inc.unwrap_or(0))),
+                    None if two_seat_fields.iter().any(Option::is_some) => {
+                        return Err(EngineError::NoClockForSide {
+                            side: self.session.side_letter(),
+                            field,
+                        })
+                    }
+                    None => None,
+                }
+            }
+        };
+        Ok(Request {
+            depth: go.depth,
+            nodes: go.nodes,
+            movetime_ms: go.movetime,
+            clock: clock.map(|(time_ms, inc_ms)| Clock {
+                time_ms,
+                inc_ms,
+                moves_to_go: go.movestogo,
+            }),
+            infinite: go.infinite,
+        })
     }
 
     fn solve(&self) {
@@ -574,7 +650,7 @@ impl Engine {
 const HELP: &str = "\
 Commands (see protocol.md):
   uci | isready | ucinewgame | quit | stop
-  setoption name <Hash|Threads|Skill|Seed> value <n>
+  setoption name <Hash|Threads|Skill|Seed|Move Overhead> value <n>
   newgame <game> [key=value ...]     select a game and ruleset, start position
   position startpos|fen <notation> [moves <m> ...]
   move <m> [<m> ...]                 play moves on the current position

@@ -1,6 +1,28 @@
-//! Turning `go` parameters into search limits: how long to think.
+//! How long to think: what a search is asked for, turned into limits.
+//!
+//! The rule for clocks: never plan to use more than half of what the clock
+//! holds now, less the move overhead (the time the move takes to reach the
+//! other side: pipes, the GUI, a busy machine). The increment counts only
+//! toward moves after this one, since it is added once the move is made.
 
-use crate::protocol::command::GoParams;
+/// The clock of the side to move.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct Clock {
+    pub time_ms: u64,
+    pub inc_ms: u64,
+    /// Moves until the next time control, if the control has one.
+    pub moves_to_go: Option<u32>,
+}
+
+/// What one search is asked for; absent means no limit of that kind.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct Request {
+    pub depth: Option<u32>,
+    pub nodes: Option<u64>,
+    pub movetime_ms: Option<u64>,
+    pub clock: Option<Clock>,
+    pub infinite: bool,
+}
 
 /// Limits of one search. `soft_ms`: start no new iteration after it;
 /// `hard_ms`: abort the iteration in progress.
@@ -13,8 +35,8 @@ pub struct Limits {
     pub infinite: bool,
 }
 
-/// Time kept in reserve on every clock for process and pipe overhead.
-const MARGIN_MS: u64 = 30;
+/// Moves a clock without `moves_to_go` is shared out over.
+const HORIZON: u64 = 20;
 
 impl Limits {
     pub fn depth(depth: u32) -> Limits {
@@ -24,33 +46,28 @@ impl Limits {
         }
     }
 
-    /// Limits for the side to move. `seat_order` is its place in the game's
-    /// seat order; `wtime/winc` belong to the first seat and `btime/binc` to
-    /// the second of a two-seat game, `time/inc` to whoever is to move.
-    pub fn from_go(go: &GoParams, seat_order: usize, seats: usize) -> Limits {
+    /// The limits of `request`, keeping `overhead_ms` (the `Move Overhead`
+    /// option) back from every time budget. A request with no limit at
+    /// all is an infinite one.
+    pub fn plan(request: &Request, overhead_ms: u64) -> Limits {
         let mut limits = Limits {
-            depth: go.depth,
-            nodes: go.nodes,
-            infinite: go.infinite,
+            depth: request.depth,
+            nodes: request.nodes,
+            infinite: request.infinite,
             ..Limits::default()
         };
-        if let Some(movetime) = go.movetime {
-            let budget = movetime
-                .saturating_sub((movetime / 10).min(MARGIN_MS))
-                .max(1);
+        if let Some(movetime) = request.movetime_ms {
+            let budget = movetime.saturating_sub(overhead_ms).max(1);
             limits.soft_ms = Some(budget);
             limits.hard_ms = Some(budget);
         }
-        let clock = match (go.time, seat_order, seats) {
-            (Some(time), _, _) => Some((time, go.inc.unwrap_or(0))),
-            (None, 0, 2) => go.wtime.map(|t| (t, go.winc.unwrap_or(0))),
-            (None, 1, 2) => go.btime.map(|t| (t, go.binc.unwrap_or(0))),
-            _ => None,
-        };
-        if let Some((time, inc)) = clock {
-            let (soft, hard) = allocate(time, inc, go.movestogo);
+        if let Some(clock) = request.clock {
+            let (soft, hard) = allocate(clock, overhead_ms);
             limits.soft_ms = Some(limits.soft_ms.map_or(soft, |s| s.min(soft)));
             limits.hard_ms = Some(limits.hard_ms.map_or(hard, |h| h.min(hard)));
+        }
+        if limits.unbounded() {
+            limits.infinite = true;
         }
         limits
     }
@@ -61,14 +78,15 @@ impl Limits {
     }
 }
 
-/// Soft and hard budgets for a clock of `time` ms with `inc` per move.
-fn allocate(time: u64, inc: u64, moves_to_go: Option<u32>) -> (u64, u64) {
-    let reserve = MARGIN_MS.min(time / 4);
-    let available = time.saturating_sub(reserve);
-    let horizon = moves_to_go.map_or(20, |m| m.clamp(1, 20)) as u64;
-    let soft = available / horizon + inc * 3 / 4;
-    // Never plan to use more than a third of what is left in one move.
-    let hard = (soft * 3).min(available / 3 + inc / 2).min(available);
+/// Soft and hard budgets for one move on `clock`.
+fn allocate(clock: Clock, overhead_ms: u64) -> (u64, u64) {
+    let usable = clock.time_ms.saturating_sub(overhead_ms);
+    let horizon = clock
+        .moves_to_go
+        .map_or(HORIZON, |m| (m as u64).clamp(1, HORIZON));
+    let soft = usable / horizon + clock.inc_ms * 3 / 4;
+    let hard = (soft * 3).min(usable / 2);
+    // A clock at or below the overhead still needs a move: one iteration.
     (soft.min(hard).max(1), hard.max(1))
 }
 
@@ -76,39 +94,58 @@ fn allocate(time: u64, inc: u64, moves_to_go: Option<u32>) -> (u64, u64) {
 mod tests {
     use super::*;
 
-    #[test]
-    fn movetime_keeps_a_margin() {
-        let go = GoParams {
-            movetime: Some(100),
-            ..GoParams::default()
-        };
-        let l = Limits::from_go(&go, 0, 2);
-        assert_eq!(l.hard_ms, Some(90));
+    fn clock(time_ms: u64, inc_ms: u64) -> Request {
+        Request {
+            clock: Some(Clock {
+                time_ms,
+                inc_ms,
+                moves_to_go: None,
+            }),
+            ..Request::default()
+        }
     }
 
     #[test]
-    fn clock_of_the_side_to_move_is_used() {
-        let go = GoParams {
-            wtime: Some(60_000),
-            btime: Some(1_000),
-            ..GoParams::default()
+    fn movetime_keeps_the_overhead_back() {
+        let go = Request {
+            movetime_ms: Some(100),
+            ..Request::default()
         };
-        let white = Limits::from_go(&go, 0, 2);
-        let black = Limits::from_go(&go, 1, 2);
-        assert!(white.hard_ms.unwrap() > black.hard_ms.unwrap());
-        assert!(black.hard_ms.unwrap() < 1_000 / 3);
-        // wtime/btime mean nothing with three seats.
-        assert_eq!(Limits::from_go(&go, 1, 3).hard_ms, None);
+        assert_eq!(Limits::plan(&go, 10).hard_ms, Some(90));
+        assert_eq!(Limits::plan(&go, 0).hard_ms, Some(100));
+        assert_eq!(Limits::plan(&go, 500).hard_ms, Some(1));
     }
 
     #[test]
-    fn budget_never_exceeds_the_clock() {
-        for time in [0u64, 1, 5, 40, 100, 1_000, 100_000] {
-            for inc in [0u64, 10, 1_000] {
-                let (soft, hard) = allocate(time, inc, None);
-                assert!(soft <= hard);
-                assert!(hard <= time.max(1), "time {time} inc {inc}: hard {hard}");
+    fn no_limit_is_infinite() {
+        assert!(Limits::plan(&Request::default(), 10).infinite);
+        assert!(!Limits::plan(&clock(1000, 0), 10).infinite);
+    }
+
+    #[test]
+    fn never_more_than_half_the_clock_now_less_the_overhead() {
+        for time in [0u64, 1, 5, 10, 11, 20, 40, 50, 100, 1_000, 100_000] {
+            for inc in [0u64, 10, 20, 1_000, 100_000] {
+                for overhead in [0u64, 10, 30] {
+                    let limits = Limits::plan(&clock(time, inc), overhead);
+                    let (soft, hard) = (limits.soft_ms.unwrap(), limits.hard_ms.unwrap());
+                    assert!(soft <= hard);
+                    let cap = (time.saturating_sub(overhead) / 2).max(1);
+                    assert!(hard <= cap, "time {time} inc {inc}: hard {hard}");
+                }
             }
         }
+        // The cases of the issue: 20 ms + 20 ms, and 50 ms + 1 s.
+        assert_eq!(Limits::plan(&clock(20, 20), 10).hard_ms, Some(5));
+        assert_eq!(Limits::plan(&clock(50, 1000), 10).hard_ms, Some(20));
+    }
+
+    #[test]
+    fn a_long_clock_is_shared_out_and_the_increment_used() {
+        let limits = Limits::plan(&clock(60_000, 0), 10);
+        assert_eq!(limits.soft_ms, Some(2_999));
+        assert_eq!(limits.hard_ms, Some(8_997));
+        let limits = Limits::plan(&clock(10_000, 1_000), 10);
+        assert_eq!(limits.soft_ms, Some(1_249));
     }
 }
