@@ -6,14 +6,39 @@
 //!   when search behaviour changes (Stockfish's bench).
 //! - `bench perft`: perft of fixed positions, nodes per second.
 //! - `bench playouts [N]`: N seeded uniformly random games per game.
+//! - `bench threads [N]`: nodes per second of Lazy SMP with N threads
+//!   against one, on the same positions, side by side.
+//!
+//! Lines go to a callback, and every kind ends early when `stop` is set.
 
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::Arc;
 use std::time::Instant;
 
 use crate::game::registry;
 use crate::game::session::DynSession;
-use crate::protocol::command::BenchKind;
-use crate::protocol::Output;
+use crate::search::time::Request;
 use crate::search::{Limits, Settings, Shared, Silent};
+
+/// What `bench` measures.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum BenchKind {
+    /// Fixed positions searched to fixed depths.
+    Search,
+    /// Perft speed of each game.
+    Perft,
+    /// Seeded uniformly random games.
+    Playouts(u64),
+    /// Lazy SMP speed with this many threads against one.
+    Threads(u32),
+}
+
+/// Games per game id that `bench playouts` plays when no count is given.
+pub const DEFAULT_PLAYOUTS: u64 = 100_000;
+/// Threads `bench threads` compares with one when no count is given.
+pub const DEFAULT_THREADS: u32 = 2;
+/// Milliseconds each position of `bench threads` is searched for.
+const THREADS_MOVETIME: u64 = 1000;
 
 /// A fixed piece of work: game, ruleset, position, moves, depth.
 pub struct BenchCase {
@@ -104,13 +129,19 @@ fn describe(session: &dyn DynSession) -> String {
     format!("{} | {}", game_label(session), session.notation())
 }
 
-/// Total nodes of `bench search`, the signature.
-pub fn search_signature(out: Option<&Output>) -> (u64, u128) {
+/// Total nodes of `bench search`, the signature, and the milliseconds.
+pub fn search_signature(
+    stop: &Arc<AtomicBool>,
+    mut out: Option<&mut dyn FnMut(&str)>,
+) -> (u64, u128) {
     let mut total = 0;
     let start = Instant::now();
     for case in SEARCH_CASES {
+        if stop.load(Ordering::Relaxed) {
+            break;
+        }
         let session = session_for(case);
-        let shared = Shared::new(16);
+        let shared = Shared::try_with_stop(16, Arc::clone(stop)).expect("16 MiB for bench");
         // One thread and no solved tables: the signature measures the
         // searches themselves and never depends on timing.
         let settings = Settings {
@@ -120,8 +151,8 @@ pub fn search_signature(out: Option<&Output>) -> (u64, u128) {
         };
         let result = session.search(&Limits::depth(case.depth), &shared, &settings, &mut Silent);
         total += result.nodes;
-        if let Some(out) = out {
-            out.line(&format!(
+        if let Some(out) = out.as_deref_mut() {
+            out(&format!(
                 "info string bench {} | depth {} | nodes {} | bestmove {}",
                 describe(session.as_ref()),
                 case.depth,
@@ -133,32 +164,40 @@ pub fn search_signature(out: Option<&Output>) -> (u64, u128) {
     (total, start.elapsed().as_millis())
 }
 
-/// Stockfish's closing lines, which bench tools read.
-fn print_totals(out: &Output, nodes: u64, ms: u128) {
-    out.line("");
-    out.line(&format!("Total time (ms) : {ms}"));
-    out.line(&format!("Nodes searched  : {nodes}"));
-    out.line(&format!(
+/// Stockfish's closing lines, which bench tools read; when stopped, a
+/// remark instead, so that no partial total passes for a signature.
+fn print_totals(out: &mut dyn FnMut(&str), stop: &AtomicBool, nodes: u64, ms: u128) {
+    if stop.load(Ordering::Relaxed) {
+        out("info string bench stopped before the end; no totals");
+        return;
+    }
+    out("");
+    out(&format!("Total time (ms) : {ms}"));
+    out(&format!("Nodes searched  : {nodes}"));
+    out(&format!(
         "Nodes/second    : {}",
         nodes as u128 * 1000 / ms.max(1)
     ));
 }
 
-pub fn run(kind: BenchKind, out: &Output) {
+/// Runs one kind of bench, giving its lines to `out`.
+pub fn run(kind: BenchKind, stop: &Arc<AtomicBool>, out: &mut dyn FnMut(&str)) {
     match kind {
         BenchKind::Search => {
-            let (nodes, ms) = search_signature(Some(out));
-            print_totals(out, nodes, ms);
+            let (nodes, ms) = search_signature(stop, Some(&mut *out));
+            print_totals(out, stop, nodes, ms);
         }
         BenchKind::Perft => {
             let (mut nodes, start) = (0u64, Instant::now());
             for case in PERFT_CASES {
                 let session = session_for(case);
                 let t = Instant::now();
-                let (_, n) = session.perft_divide(case.depth);
+                let Some(n) = session.perft_divide(case.depth, stop, &mut |_, _| {}) else {
+                    break;
+                };
                 let ms = t.elapsed().as_millis();
                 nodes += n;
-                out.line(&format!(
+                out(&format!(
                     "info string perft {} | depth {} | nodes {} | time {} | nps {}",
                     describe(session.as_ref()),
                     case.depth,
@@ -168,14 +207,18 @@ pub fn run(kind: BenchKind, out: &Output) {
                 ));
             }
             let ms = start.elapsed().as_millis();
-            print_totals(out, nodes, ms);
+            print_totals(out, stop, nodes, ms);
         }
         BenchKind::Playouts(games) => {
             for id in PLAYOUT_GAMES {
                 let session =
                     registry::new_session_named::<&str>(id, &[]).expect("registered game");
                 let start = Instant::now();
-                let stats = session.playouts(games, PLAYOUT_SEED);
+                let stats = session.playouts(games, PLAYOUT_SEED, stop);
+                if stop.load(Ordering::Relaxed) {
+                    out("info string bench stopped before the end");
+                    return;
+                }
                 let secs = start.elapsed().as_secs_f64().max(1e-9);
                 let mut shares = String::new();
                 for seat in session.seats_in_play() {
@@ -185,7 +228,7 @@ pub fn run(kind: BenchKind, out: &Output) {
                         stats.wins[seat as usize] as f64 / stats.games.max(1) as f64
                     ));
                 }
-                out.line(&format!(
+                out(&format!(
                     "info string playouts {} | games {} | games/s {:.0} | moves/s {:.0} | avg length {:.2} |{shares} draw {:.4}",
                     game_label(session.as_ref()),
                     stats.games,
@@ -196,5 +239,55 @@ pub fn run(kind: BenchKind, out: &Output) {
                 ));
             }
         }
+        BenchKind::Threads(threads) => threads_bench(threads.max(1), stop, out),
     }
+}
+
+/// Nodes per second of one thread and of `threads` threads on the first
+/// searched position of each game, searched in turn for a fixed time, so
+/// that both see the same machine load.
+fn threads_bench(threads: u32, stop: &Arc<AtomicBool>, out: &mut dyn FnMut(&str)) {
+    let mut totals = [(0u64, 0u64); 2];
+    let mut seen = Vec::new();
+    for case in SEARCH_CASES {
+        if seen.contains(&case.game) {
+            continue;
+        }
+        seen.push(case.game);
+        let session = session_for(case);
+        let mut line = format!("info string threads {}", describe(session.as_ref()));
+        for (slot, count) in [1, threads].into_iter().enumerate() {
+            if stop.load(Ordering::Relaxed) {
+                out("info string bench stopped before the end");
+                return;
+            }
+            let shared = Shared::try_with_stop(16, Arc::clone(stop)).expect("16 MiB for bench");
+            let settings = Settings {
+                threads: count as usize,
+                solver: false,
+                ..Settings::default()
+            };
+            let request = Request {
+                movetime_ms: Some(THREADS_MOVETIME),
+                ..Request::default()
+            };
+            let start = Instant::now();
+            let result =
+                session.search(&Limits::plan(&request, 0), &shared, &settings, &mut Silent);
+            let ms = start.elapsed().as_millis().max(1) as u64;
+            totals[slot].0 += result.nodes;
+            totals[slot].1 += ms;
+            line.push_str(&format!(
+                " | {count} thread(s) nps {}",
+                result.nodes * 1000 / ms
+            ));
+        }
+        out(&line);
+    }
+    let nps = |(nodes, ms): (u64, u64)| nodes * 1000 / ms.max(1);
+    let (one, many) = (nps(totals[0]), nps(totals[1]));
+    out(&format!(
+        "info string threads total | 1 thread nps {one} | {threads} threads nps {many} | speedup {:.2}",
+        many as f64 / one.max(1) as f64
+    ));
 }

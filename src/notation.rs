@@ -4,6 +4,8 @@
 
 use std::fmt;
 
+use crate::text::Clipped;
+
 use nom::branch::alt;
 use nom::bytes::complete::take_while1;
 use nom::character::complete::{char as ch, digit1, multispace0, multispace1, satisfy};
@@ -54,11 +56,12 @@ impl fmt::Display for NotationError {
             NotationError::Empty => write!(f, "empty notation"),
             NotationError::MissingField(field) => write!(f, "notation lacks the {field} field"),
             NotationError::ExtraField(text) => {
-                write!(f, "notation has an unexpected extra field '{text}'")
+                write!(f, "notation has an unexpected extra field '{}'", Clipped(text))
             }
             NotationError::BoardSyntax(text) => write!(
                 f,
-                "board field '{text}' is not rows of piece letters and empty-run numbers separated by '/'"
+                "board field '{}' is not rows of piece letters and empty-run numbers separated by '/'",
+                Clipped(text)
             ),
             NotationError::RowCount { expected, found } => {
                 write!(f, "board field has {found} rows, expected {expected}")
@@ -75,7 +78,11 @@ impl fmt::Display for NotationError {
                 field,
                 text,
                 expected,
-            } => write!(f, "{field} field '{text}' is invalid, expected {expected}"),
+            } => write!(
+                f,
+                "{field} field '{}' is invalid, expected {expected}",
+                Clipped(text)
+            ),
             NotationError::PieceCount {
                 piece,
                 found,
@@ -102,17 +109,20 @@ pub enum MoveSyntaxError {
 impl fmt::Display for MoveSyntaxError {
     fn fmt(&self, f: &mut fmt::Formatter) -> fmt::Result {
         match self {
-            MoveSyntaxError::Unreadable(text) => write!(f, "'{text}' is not a move"),
+            MoveSyntaxError::Unreadable(text) => write!(f, "'{}' is not a move", Clipped(text)),
             MoveSyntaxError::UnknownPoint { mv, point } => {
                 write!(
                     f,
-                    "move '{mv}' names point '{point}', which is not on the board"
+                    "move '{}' names point '{}', which is not on the board",
+                    Clipped(mv),
+                    Clipped(point)
                 )
             }
             MoveSyntaxError::PointCount { mv, found } => {
                 write!(
                     f,
-                    "move '{mv}' lists {found} points, which no move of this game has"
+                    "move '{}' lists {found} points, which no move of this game has",
+                    Clipped(mv)
                 )
             }
         }

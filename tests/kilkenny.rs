@@ -46,7 +46,12 @@ fn perft_by_hand_at_depth_one() {
     // can go, rolls 1-3. South, south-east, south-west: 8 each for rolls 1
     // and 2 (rank 1 holds only North's mice).
     let two = Kilkenny::start(&Kilkenny::rules(&ruleset(2)));
-    let (split, total) = divide(&two, 1);
+    let mut split = Vec::new();
+    let never = std::sync::atomic::AtomicBool::new(false);
+    let total = divide(&two, 1, &never, &mut |mv, n| {
+        split.push((mv.to_string(), n))
+    })
+    .unwrap();
     let per_roll: Vec<u64> = split.iter().map(|(_, n)| *n).collect();
     assert_eq!(per_roll, [50, 50, 26, 22, 20, 18]);
     assert_eq!(total, 186);

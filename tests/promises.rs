@@ -4,7 +4,9 @@
 
 mod common;
 
-use common::{engine, legal};
+use std::time::Duration;
+
+use common::{engine, errors, legal, Live};
 
 /// The moves after each `bestmove` of `output`.
 fn bestmoves(output: &str) -> Vec<&str> {
@@ -75,4 +77,176 @@ fn every_skill_level_reports_and_keeps_to_its_time() {
             );
         }
     }
+}
+
+/// Long enough to catch an engine that ignores `stop`, `isready` or
+/// `quit` (it used to take seconds or never answer), short enough for a
+/// test; the real latencies are measured by tools/promises.sh.
+const PROMPT: Duration = Duration::from_millis(1000);
+
+#[test]
+fn stop_reaches_the_search_its_place_in_the_input_meant() {
+    for game in ["safari-dual", "awithlaknannai-mosona"] {
+        let mut engine = Live::start();
+        let newgame = format!("newgame {game}");
+        engine.send(&[&newgame, "go infinite", "stop", "go infinite", "stop"]);
+        for n in 0..2 {
+            assert!(
+                engine
+                    .wait_for(PROMPT, |l| l.starts_with("bestmove "))
+                    .is_some(),
+                "{game}: bestmove {} of 2 never came: {:?}",
+                n + 1,
+                engine.seen
+            );
+        }
+    }
+}
+
+#[test]
+fn quit_ends_the_engine_in_every_state() {
+    let states: &[(&str, &[&str])] = &[
+        ("idle", &[]),
+        ("go infinite", &["newgame safari-dual", "go infinite"]),
+        (
+            "skill 10 in kilkenny",
+            &[
+                "newgame kilkenny-cats",
+                "setoption name Skill value 10",
+                "move r3",
+                "go infinite",
+            ],
+        ),
+        (
+            "four threads",
+            &[
+                "setoption name Threads value 4",
+                "newgame am",
+                "go infinite",
+            ],
+        ),
+        ("perft", &["newgame awithlaknannai-mosona", "perft 30"]),
+        ("bench", &["bench"]),
+        ("bench playouts", &["bench playouts 100000000"]),
+        (
+            "solving a position of the large board",
+            &[
+                "newgame hdk board=large",
+                "position fen T/1T1/L1L/3/LLL t 0 3 0",
+                "solve",
+            ],
+        ),
+    ];
+    for (state, lines) in states {
+        let mut engine = Live::start();
+        if !lines.is_empty() {
+            engine.send(lines);
+        }
+        std::thread::sleep(Duration::from_millis(100));
+        let sent = engine.send(&["quit"]);
+        let (ended, status) = engine
+            .wait_exit(PROMPT)
+            .unwrap_or_else(|| panic!("{state}: quit did not end the engine"));
+        assert!(status.success(), "{state}: {status}");
+        eprintln!("quit while {state}: {:?}", ended - sent);
+    }
+}
+
+#[test]
+fn isready_is_answered_during_long_work_and_stop_ends_it() {
+    let work: &[(&str, &[&str], &str)] = &[
+        (
+            "perft",
+            &["newgame awithlaknannai-mosona", "perft 30"],
+            "info string perft stopped",
+        ),
+        ("bench", &["bench"], "info string bench stopped"),
+        (
+            "bench playouts",
+            &["bench playouts 100000000"],
+            "info string bench stopped",
+        ),
+        (
+            "a search",
+            &["newgame safari-dual", "go infinite"],
+            "bestmove ",
+        ),
+    ];
+    for (what, lines, stopped) in work {
+        let mut engine = Live::start();
+        engine.send(lines);
+        std::thread::sleep(Duration::from_millis(200));
+        let asked = engine.send(&["isready"]);
+        let (answered, _) = engine
+            .wait_for(PROMPT, |l| l == "readyok")
+            .unwrap_or_else(|| panic!("{what}: no readyok: {:?}", engine.seen));
+        eprintln!("isready during {what}: {:?}", answered - asked);
+        engine.send(&["stop"]);
+        assert!(
+            engine
+                .wait_for(PROMPT, |l| l.starts_with(stopped))
+                .is_some(),
+            "{what}: stop did not end it: {:?}",
+            engine.seen
+        );
+        // And the engine goes on answering.
+        engine.send(&["isready"]);
+        assert!(engine.wait_for(PROMPT, |l| l == "readyok").is_some());
+    }
+}
+
+#[test]
+fn isready_after_newgame_waits_for_the_solved_table() {
+    let mut engine = Live::start();
+    engine.send(&[
+        "newgame hdk board=large",
+        "isready",
+        "go wtime 100 btime 100",
+    ]);
+    assert!(engine.wait_for(PROMPT * 10, |l| l == "readyok").is_some());
+    // The table was built before readyok, so the timed search plays from it.
+    let solved = engine.wait_for(PROMPT, |l| l.starts_with("info string solved:"));
+    assert!(solved.is_some(), "{:?}", engine.seen);
+}
+
+#[test]
+fn an_overlong_line_gets_a_short_error_and_changes_nothing() {
+    let junk = "x".repeat(10_000_000);
+    let long_word = format!("go depth {}", "9".repeat(3_000_000));
+    let out = engine(&["newgame safari-dual", &junk, &long_word, "d", "go depth 1"]);
+    let errs = errors(&out);
+    assert_eq!(errs.len(), 2, "{}", &out[..out.len().min(2000)]);
+    assert!(errs.iter().all(|e| e.len() < 200), "{errs:?}");
+    assert!(errs[0].contains("longer than the limit"), "{}", errs[0]);
+    assert!(errs[1].contains("longer than the limit"), "{}", errs[1]);
+    assert!(out.contains("Notation: 2gel/3ge/E3g/GE3/LGE2 r 0"));
+    assert_eq!(bestmoves(&out).len(), 2, "the bad go and the good one");
+    // A long word below the line limit is echoed cut short.
+    let word = "y".repeat(100_000);
+    let out = engine(&[&word, &format!("newgame {word}"), &format!("move {word}")]);
+    let errs = errors(&out);
+    assert_eq!(errs.len(), 3, "{out}");
+    assert!(errs.iter().all(|e| e.len() < 300), "{errs:?}");
+}
+
+#[test]
+fn clock_fields_the_game_cannot_use_are_refused() {
+    let out = engine(&[
+        "newgame kilkenny-cats players=3",
+        "move r3",
+        "go wtime 100 btime 100",
+        "go time 100 inc 10",
+        "newgame safari-dual",
+        "move b1c2",
+        "go wtime 1000 winc 10",
+        "go inc 10",
+    ]);
+    let errs = errors(&out);
+    assert_eq!(errs.len(), 3, "{out}");
+    assert!(errs[0].contains("give time and inc"), "{}", errs[0]);
+    assert!(errs[1].contains("no clock for the side to move (a); give btime"));
+    assert!(errs[2].contains("inc needs time"));
+    let moves = bestmoves(&out);
+    assert_eq!(moves, ["(none)", moves[1], "(none)", "(none)"], "{out}");
+    assert_ne!(moves[1], "(none)");
 }

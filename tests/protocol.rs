@@ -218,7 +218,14 @@ fn go_errors_name_the_parameter() {
     assert!(errs[2].ends_with("go: expected a number after 'nodes', found 'many'"));
     assert!(errs[3].contains("go: expected a go parameter"));
     assert!(errs[4].ends_with("go: expected each go parameter at most once, found 'depth'"));
-    assert!(!out.contains("bestmove"));
+    // Every go line is answered, a rejected one with no move, right after
+    // its error.
+    let lines: Vec<&str> = out.lines().collect();
+    assert_eq!(lines.len(), 10, "{out}");
+    for pair in lines.chunks(2) {
+        assert!(pair[0].starts_with("info string error: go: "), "{out}");
+        assert_eq!(pair[1], "bestmove (none)");
+    }
 }
 
 #[test]
@@ -540,9 +547,35 @@ fn a_hash_size_the_machine_cannot_give_is_an_error_not_a_crash() {
         .unwrap();
     assert!(out.status.success());
     let text = String::from_utf8_lossy(&out.stdout);
-    assert_eq!(
-        errors(&text),
-        ["info string error: option Hash: cannot allocate 65536 MiB; the table keeps its size"]
-    );
+    let errs = errors(&text);
+    assert_eq!(errs.len(), 1, "{text}");
+    assert!(errs[0].starts_with("info string error: option Hash: cannot allocate 65536 MiB"));
+    assert!(errs[0].ends_with("; the table keeps its size"));
     assert!(text.contains("bestmove "), "{text}");
+}
+
+#[test]
+fn a_hash_larger_than_the_memory_available_is_refused_before_it_is_touched() {
+    // Memory is handed over lazily, so without the check the allocation
+    // would succeed and the process be killed once the search fills it.
+    let Some(available) = menagerie::memory::available_bytes() else {
+        return;
+    };
+    // The table is a power of two of slots, so ask for one: 64 GiB.
+    let mib = 65536u64;
+    if mib << 20 <= available {
+        return; // a machine with more than 64 GiB free
+    }
+    let set = format!("setoption name Hash value {mib}");
+    let out = engine(&[&set, "isready", "go depth 3"]);
+    let errs = errors(&out);
+    assert_eq!(errs.len(), 1, "{out}");
+    assert!(
+        errs[0].contains(&format!("cannot allocate {mib} MiB (about ")),
+        "{out}"
+    );
+    assert!(
+        out.contains("readyok") && out.contains("bestmove "),
+        "{out}"
+    );
 }

@@ -4,21 +4,40 @@
 //! At a chance node the sum runs over all outcomes without spending depth,
 //! so for dice games perft counts player moves only.
 
+use std::sync::atomic::{AtomicBool, Ordering};
+
 use super::Game;
 
 /// Leaves of the move tree `depth` player moves deep.
 pub fn perft<G: Game>(position: &G, depth: u32) -> u64 {
+    let never = AtomicBool::new(false);
+    perft_until(position, depth, &never).expect("never stopped")
+}
+
+/// [`perft`], or `None` once `stop` is set.
+pub fn perft_until<G: Game>(position: &G, depth: u32, stop: &AtomicBool) -> Option<u64> {
     // A chance level never follows a chance level, so each player ply needs
     // at most two list slots.
     let slots = 2 * depth as usize + 2;
     let mut lists: Vec<Vec<G::Move>> = (0..slots).map(|_| Vec::with_capacity(64)).collect();
     let mut position = position.clone();
-    count(&mut position, depth, &mut lists)
+    let total = count(&mut position, depth, &mut lists, stop);
+    (!stop.load(Ordering::Relaxed)).then_some(total)
 }
 
-fn count<G: Game>(position: &mut G, depth: u32, lists: &mut [Vec<G::Move>]) -> u64 {
+fn count<G: Game>(
+    position: &mut G,
+    depth: u32,
+    lists: &mut [Vec<G::Move>],
+    stop: &AtomicBool,
+) -> u64 {
     if depth == 0 {
         return 1;
+    }
+    // Looked at only where a subtree is big enough for the load to vanish
+    // in it; the caller sees the flag and drops the count.
+    if depth >= 3 && stop.load(Ordering::Relaxed) {
+        return 0;
     }
     let (list, rest) = lists
         .split_first_mut()
@@ -33,16 +52,23 @@ fn count<G: Game>(position: &mut G, depth: u32, lists: &mut [Vec<G::Move>]) -> u
     let mut total = 0;
     for &mv in list.iter() {
         let undo = position.play(mv);
-        total += count(position, child_depth, rest);
+        total += count(position, child_depth, rest, stop);
         position.undo(mv, undo);
     }
     total
 }
 
-/// Perft split by the moves at the root, and the total.
-pub fn divide<G: Game>(position: &G, depth: u32) -> (Vec<(String, u64)>, u64) {
+/// Perft split by the moves at the root: `each` gets every root move and
+/// its count as soon as it is known. Returns the total, or `None` if
+/// `stop` was set first (the moves given to `each` so far are exact).
+pub fn divide<G: Game>(
+    position: &G,
+    depth: u32,
+    stop: &AtomicBool,
+    each: &mut dyn FnMut(&str, u64),
+) -> Option<u64> {
     if depth == 0 {
-        return (Vec::new(), 1);
+        return Some(1);
     }
     let mut moves = Vec::new();
     position.generate(&mut moves);
@@ -51,14 +77,13 @@ pub fn divide<G: Game>(position: &G, depth: u32) -> (Vec<(String, u64)>, u64) {
     } else {
         depth - 1
     };
-    let mut split = Vec::with_capacity(moves.len());
     let mut total = 0;
     for mv in moves {
         let mut child = position.clone();
         child.play(mv);
-        let n = perft(&child, child_depth);
+        let n = perft_until(&child, child_depth, stop)?;
         total += n;
-        split.push((mv.to_string(), n));
+        each(&mv.to_string(), n);
     }
-    (split, total)
+    Some(total)
 }

@@ -1,5 +1,7 @@
 //! Seeded uniformly random games, for `bench playouts` and tests.
 
+use std::sync::atomic::{AtomicBool, Ordering};
+
 use super::{Game, Outcome, MAX_SEATS};
 use crate::rng::Rng;
 
@@ -15,13 +17,17 @@ pub struct PlayoutStats {
 }
 
 /// Plays `games` random games from `start`, every rule applied (draw rules
-/// included), choosing uniformly among the legal moves.
-pub fn playouts<G: Game>(start: &G, games: u64, seed: u64) -> PlayoutStats {
+/// included), choosing uniformly among the legal moves; fewer once `stop`
+/// is set (`games` in the result says how many).
+pub fn playouts<G: Game>(start: &G, games: u64, seed: u64, stop: &AtomicBool) -> PlayoutStats {
     let mut rng = Rng::new(seed);
     let mut stats = PlayoutStats::default();
     let mut moves = Vec::with_capacity(64);
     let mut history: Vec<u64> = Vec::with_capacity(512);
-    for _ in 0..games {
+    for game in 0..games {
+        if game % 64 == 0 && stop.load(Ordering::Relaxed) {
+            break;
+        }
         let mut position = start.clone();
         history.clear();
         history.push(position.hash());

@@ -3,6 +3,8 @@
 
 use std::fmt;
 
+use crate::text::Clipped;
+
 use super::session::{DynSession, Session};
 use super::{Game, OptionSpec, Ruleset, RulesetError};
 use crate::games;
@@ -96,7 +98,8 @@ impl fmt::Display for GameError {
         match self {
             GameError::UnknownGame(name) => write!(
                 f,
-                "unknown game '{name}' (known: {})",
+                "unknown game '{}' (known: {})",
+                Clipped(name),
                 GAMES.iter().map(|g| g.id).collect::<Vec<_>>().join(", ")
             ),
             GameError::Ruleset(e) => e.fmt(f),

@@ -2,6 +2,8 @@
 
 use std::fmt;
 
+use crate::text::Clipped;
+
 /// One option a game accepts, with its allowed values; the first value is
 /// the default.
 #[derive(Debug, PartialEq, Eq)]
@@ -37,16 +39,25 @@ impl fmt::Display for RulesetError {
     fn fmt(&self, f: &mut fmt::Formatter) -> fmt::Result {
         match self {
             RulesetError::Malformed(word) => {
-                write!(f, "ruleset option '{word}' is not of the form key=value")
+                write!(
+                    f,
+                    "ruleset option '{}' is not of the form key=value",
+                    Clipped(word)
+                )
             }
             RulesetError::UnknownKey { key, known } if known.is_empty() => {
                 write!(
                     f,
-                    "unknown ruleset option '{key}': this game has no options"
+                    "unknown ruleset option '{}': this game has no options",
+                    Clipped(key)
                 )
             }
             RulesetError::UnknownKey { key, known } => {
-                write!(f, "unknown ruleset option '{key}' (known: {known})")
+                write!(
+                    f,
+                    "unknown ruleset option '{}' (known: {known})",
+                    Clipped(key)
+                )
             }
             RulesetError::UnknownValue {
                 key,
@@ -54,7 +65,8 @@ impl fmt::Display for RulesetError {
                 allowed,
             } => write!(
                 f,
-                "unknown value '{value}' for option '{key}' (allowed: {allowed})"
+                "unknown value '{}' for option '{key}' (allowed: {allowed})",
+                Clipped(value)
             ),
             RulesetError::Repeated(key) => write!(f, "ruleset option '{key}' given twice"),
         }

@@ -2,6 +2,7 @@
 //! the object-safe face ([`DynSession`]) that protocol and referee use.
 
 use std::fmt;
+use std::sync::atomic::AtomicBool;
 
 use super::{EndReason, Game, Outcome, Ruleset, Status};
 use crate::notation::{MoveError, NotationError};
@@ -183,8 +184,13 @@ pub trait DynSession: Send + Sync {
     fn has_chance(&self) -> bool;
     /// The board drawing used by `d`.
     fn draw(&self) -> String;
-    /// Perft split by root move, and the total.
-    fn perft_divide(&self, depth: u32) -> (Vec<(String, u64)>, u64);
+    /// Perft split by root move (see [`super::perft::divide`]).
+    fn perft_divide(
+        &self,
+        depth: u32,
+        stop: &AtomicBool,
+        each: &mut dyn FnMut(&str, u64),
+    ) -> Option<u64>;
     /// Moves played since the set position.
     fn moves_played(&self) -> Vec<String>;
     /// The side to move's place in the seat order, and the number of seats.
@@ -192,8 +198,9 @@ pub trait DynSession: Send + Sync {
     /// The solved value of the position and of each legal move, for games
     /// small enough to solve.
     fn solve(&self) -> Option<(String, Vec<(String, String)>)>;
-    /// Random games from the current position (see [`super::playout`]).
-    fn playouts(&self, games: u64, seed: u64) -> super::playout::PlayoutStats;
+    /// Random games from the current position (see [`super::playout`]),
+    /// fewer if `stop` is set.
+    fn playouts(&self, games: u64, seed: u64, stop: &AtomicBool) -> super::playout::PlayoutStats;
     /// Searches the current position with the algorithm that fits the game.
     fn search(
         &self,
@@ -305,8 +312,13 @@ impl<G: Game> DynSession for Session<G> {
         self.position.draw()
     }
 
-    fn perft_divide(&self, depth: u32) -> (Vec<(String, u64)>, u64) {
-        super::perft::divide(&self.position, depth)
+    fn perft_divide(
+        &self,
+        depth: u32,
+        stop: &AtomicBool,
+        each: &mut dyn FnMut(&str, u64),
+    ) -> Option<u64> {
+        super::perft::divide(&self.position, depth, stop, each)
     }
 
     fn moves_played(&self) -> Vec<String> {
@@ -332,8 +344,8 @@ impl<G: Game> DynSession for Session<G> {
         Some((analysis.value.to_string(), moves))
     }
 
-    fn playouts(&self, games: u64, seed: u64) -> super::playout::PlayoutStats {
-        super::playout::playouts(&self.position, games, seed)
+    fn playouts(&self, games: u64, seed: u64, stop: &AtomicBool) -> super::playout::PlayoutStats {
+        super::playout::playouts(&self.position, games, seed, stop)
     }
 
     fn search(

@@ -7,6 +7,10 @@
 
 use std::fmt;
 
+pub use crate::bench::BenchKind;
+use crate::bench::{DEFAULT_PLAYOUTS, DEFAULT_THREADS};
+use crate::text::Clipped;
+
 use nom::branch::alt;
 use nom::bytes::complete::{tag, take_while1};
 use nom::character::complete::{
@@ -32,17 +36,6 @@ pub struct GoParams {
     pub inc: Option<u64>,
     pub movestogo: Option<u32>,
     pub infinite: bool,
-}
-
-/// What `bench` measures.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum BenchKind {
-    /// Fixed positions searched to fixed depths.
-    Search,
-    /// Perft speed of each game.
-    Perft,
-    /// Seeded uniformly random games.
-    Playouts(u64),
 }
 
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -93,7 +86,7 @@ impl fmt::Display for ParseError {
     fn fmt(&self, f: &mut fmt::Formatter) -> fmt::Result {
         match self {
             ParseError::UnknownCommand(word) => {
-                write!(f, "unknown command '{word}' (try 'help')")
+                write!(f, "unknown command '{}' (try 'help')", Clipped(word))
             }
             ParseError::BadArguments {
                 command,
@@ -105,6 +98,16 @@ impl fmt::Display for ParseError {
 }
 
 impl std::error::Error for ParseError {}
+
+impl ParseError {
+    /// The command whose arguments were bad, if the line named one.
+    pub fn command(&self) -> Option<&'static str> {
+        match self {
+            ParseError::BadArguments { command, .. } => Some(command),
+            ParseError::UnknownCommand(_) => None,
+        }
+    }
+}
 
 /// Parses one line. Blank lines are `Ok(None)`.
 pub fn parse_line(line: &str) -> Result<Option<Command>, ParseError> {
@@ -127,7 +130,7 @@ pub fn parse_line(line: &str) -> Result<Option<Command>, ParseError> {
 
 fn describe(at: &str) -> String {
     match at.split_whitespace().next() {
-        Some(word) => format!("'{word}'"),
+        Some(word) => format!("'{}'", Clipped(word)),
         None => "end of line".to_string(),
     }
 }
@@ -513,15 +516,26 @@ fn bench(input: &str) -> Res<'_, Command> {
                 ),
                 |n| BenchKind::Playouts(n.unwrap_or(DEFAULT_PLAYOUTS)),
             ),
+            map(
+                preceded(
+                    keyword("threads"),
+                    opt(preceded(
+                        multispace1,
+                        expect("a number of threads", unsigned32),
+                    )),
+                ),
+                |n| BenchKind::Threads(n.unwrap_or(DEFAULT_THREADS)),
+            ),
         )),
     ))
     .parse(input)?;
-    let (input, _) = expect("'search', 'perft' or 'playouts [N]'", line_end).parse(input)?;
+    let (input, _) = expect(
+        "'search', 'perft', 'playouts [N]' or 'threads [N]'",
+        line_end,
+    )
+    .parse(input)?;
     Ok((input, Command::Bench(kind.unwrap_or(BenchKind::Search))))
 }
-
-/// Games per game id that `bench playouts` plays when no count is given.
-pub const DEFAULT_PLAYOUTS: u64 = 100_000;
 
 impl fmt::Display for GoParams {
     fn fmt(&self, f: &mut fmt::Formatter) -> fmt::Result {
@@ -585,6 +599,7 @@ impl fmt::Display for Command {
             Command::Bench(BenchKind::Search) => f.write_str("bench"),
             Command::Bench(BenchKind::Perft) => f.write_str("bench perft"),
             Command::Bench(BenchKind::Playouts(n)) => write!(f, "bench playouts {n}"),
+            Command::Bench(BenchKind::Threads(n)) => write!(f, "bench threads {n}"),
             Command::Help => f.write_str("help"),
         }
     }
@@ -703,7 +718,7 @@ mod tests {
         );
         assert_eq!(
             error("bench fast"),
-            "bench: expected 'search', 'perft' or 'playouts [N]', found 'fast'"
+            "bench: expected 'search', 'perft', 'playouts [N]' or 'threads [N]', found 'fast'"
         );
     }
 
@@ -721,6 +736,7 @@ mod tests {
             "perft 3",
             "bench playouts 50",
             "bench perft",
+            "bench threads 4",
         ] {
             let cmd = parse(line);
             assert_eq!(cmd.to_string(), line);

@@ -16,6 +16,7 @@ pub mod tt;
 
 use std::fmt;
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
+use std::sync::Arc;
 use std::time::Instant;
 
 use crate::game::session::Session;
@@ -106,22 +107,27 @@ pub struct SearchResult {
 /// State that outlives one search: the table and the stop signal.
 pub struct Shared {
     pub tt: tt::Table,
-    pub stop: AtomicBool,
+    /// Set to end the search; the engine shares it with its other long
+    /// work (perft, bench), so one `stop` reaches whatever runs.
+    pub stop: Arc<AtomicBool>,
 }
 
 impl Shared {
+    /// A table of `hash_mib` MiB with a stop signal of its own.
+    ///
+    /// # Panics
+    /// When the table cannot be had; [`Shared::try_with_stop`] says why instead.
     pub fn new(hash_mib: usize) -> Shared {
-        Shared {
-            tt: tt::Table::new(hash_mib),
-            stop: AtomicBool::new(false),
-        }
+        Shared::try_with_stop(hash_mib, Arc::new(AtomicBool::new(false)))
+            .unwrap_or_else(|e| panic!("{e}"))
     }
 
-    /// Like [`Shared::new`], but an allocation failure is an error.
-    pub fn try_new(hash_mib: usize) -> Result<Shared, std::collections::TryReserveError> {
+    /// A table of `hash_mib` MiB answering to `stop`, or why the machine
+    /// cannot give it.
+    pub fn try_with_stop(hash_mib: usize, stop: Arc<AtomicBool>) -> Result<Shared, tt::TableError> {
         Ok(Shared {
             tt: tt::Table::try_new(hash_mib)?,
-            stop: AtomicBool::new(false),
+            stop,
         })
     }
 
@@ -311,11 +317,18 @@ pub fn run<G: Game>(
     let result = if settings.skill < skill::FULL_STRENGTH {
         skill::play(session, settings, limits, shared, reporter)
     } else if solvable(session, settings) {
-        if limits.hard_ms.is_none() || solved::is_built(session) {
+        if !solved::is_built(session) {
+            solved::build_in_background(session);
+            // Without a clock the table is worth waiting for, but `stop`
+            // still ends the wait. With one, search now and play perfectly
+            // once the table is built.
+            while limits.hard_ms.is_none() && !shared.stopped() && !solved::is_built(session) {
+                std::thread::sleep(std::time::Duration::from_millis(1));
+            }
+        }
+        if solved::is_built(session) {
             solved::search(session, reporter)
         } else {
-            // The clock runs: search now, play perfectly once the table is built.
-            solved::build_in_background(session);
             alphabeta::search(session, limits, shared, settings, reporter)
         }
     } else if two_seats && !G::HAS_CHANCE {
@@ -323,12 +336,6 @@ pub fn run<G: Game>(
     } else {
         chance::search(session, limits, shared, settings, reporter)
     };
-    if limits.infinite {
-        // UCI: an infinite search reports its move only once told to stop.
-        while !shared.stopped() {
-            std::thread::sleep(std::time::Duration::from_millis(2));
-        }
-    }
     result
 }
 

@@ -6,7 +6,10 @@
 //! position's generation order, which is deterministic, so the table never
 //! needs to know a game's move type.
 
+use std::alloc::Layout;
 use std::sync::atomic::{AtomicU32, AtomicU64, AtomicUsize, Ordering};
+
+use crate::memory;
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Bound {
@@ -60,6 +63,26 @@ fn generation_of(data: u64) -> u8 {
     (data >> 58) as u8 & 0x3F
 }
 
+/// A table size the machine cannot give.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct TableError {
+    pub mib: u64,
+    /// Memory available when it was asked for, where the system says.
+    pub available_mib: Option<u64>,
+}
+
+impl std::fmt::Display for TableError {
+    fn fmt(&self, f: &mut std::fmt::Formatter) -> std::fmt::Result {
+        write!(f, "cannot allocate {} MiB", self.mib)?;
+        match self.available_mib {
+            Some(a) => write!(f, " (about {a} MiB of memory is available)"),
+            None => Ok(()),
+        }
+    }
+}
+
+impl std::error::Error for TableError {}
+
 pub struct Table {
     slots: Vec<[AtomicU64; 2]>,
     generation: std::sync::atomic::AtomicU8,
@@ -79,17 +102,39 @@ impl Table {
     /// # Panics
     /// When the memory cannot be had; [`Table::try_new`] reports it instead.
     pub fn new(mib: usize) -> Table {
-        Table::try_new(mib).unwrap_or_else(|e| panic!("transposition table of {mib} MiB: {e}"))
+        Table::try_new(mib).unwrap_or_else(|e| panic!("{e}"))
     }
 
-    /// A table of about `mib` mebibytes, or the allocation error.
-    pub fn try_new(mib: usize) -> Result<Table, std::collections::TryReserveError> {
+    /// A table of about `mib` mebibytes, or why the machine cannot give it.
+    ///
+    /// Memory is asked for zeroed, which the system hands over lazily, so
+    /// even a large table costs nothing until the search fills it. That is
+    /// also why the size is checked against the memory available first:
+    /// the allocation itself would succeed and the process be killed later.
+    pub fn try_new(mib: usize) -> Result<Table, TableError> {
         let count = (mib.max(1) << 20) / 16;
         let count =
             (count.next_power_of_two() / if count.is_power_of_two() { 1 } else { 2 }).max(1);
-        let mut slots = Vec::new();
-        slots.try_reserve_exact(count)?;
-        slots.extend((0..count).map(|_| [AtomicU64::new(0), AtomicU64::new(0)]));
+        let bytes = count as u64 * 16;
+        let too_much = |available: Option<u64>| TableError {
+            mib: mib as u64,
+            available_mib: available.map(|a| a >> 20),
+        };
+        let available = memory::available_bytes();
+        if available.is_some_and(|a| bytes > a / 10 * 9) {
+            return Err(too_much(available));
+        }
+        let layout = Layout::array::<[AtomicU64; 2]>(count).map_err(|_| too_much(available))?;
+        // SAFETY: the layout is that of `count` slots (count > 0), all-zero
+        // bytes are a valid AtomicU64, and the pointer comes from the global
+        // allocator with exactly the layout Vec uses for this capacity.
+        let slots = unsafe {
+            let ptr = std::alloc::alloc_zeroed(layout) as *mut [AtomicU64; 2];
+            if ptr.is_null() {
+                return Err(too_much(available));
+            }
+            Vec::from_raw_parts(ptr, count, count)
+        };
         Ok(Table {
             slots,
             generation: std::sync::atomic::AtomicU8::new(0),
@@ -229,6 +274,19 @@ mod tests {
                 .iter()
                 .all(|[k, d]| k.load(Ordering::Relaxed) == 0 && d.load(Ordering::Relaxed) == 0));
         }
+    }
+
+    #[test]
+    fn more_than_the_machine_has_is_an_error_not_an_abort() {
+        let Some(available) = memory::available_bytes() else {
+            return;
+        };
+        let mib = (available >> 20) as usize * 2 + 1024;
+        let e = Table::try_new(mib).err().expect("refused");
+        assert_eq!(e.mib, mib as u64);
+        assert!(e
+            .to_string()
+            .starts_with(&format!("cannot allocate {mib} MiB (about ")));
     }
 
     #[test]

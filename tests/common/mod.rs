@@ -69,3 +69,102 @@ pub fn perft_totals(output: &str) -> Vec<u64> {
         .map(|n| n.parse().expect("a count"))
         .collect()
 }
+
+/// A running engine spoken to line by line, its output lines collected
+/// with the time each arrived.
+pub struct Live {
+    child: std::process::Child,
+    stdin: Option<std::process::ChildStdin>,
+    lines: std::sync::mpsc::Receiver<(std::time::Instant, String)>,
+    pub seen: Vec<String>,
+}
+
+impl Live {
+    pub fn start() -> Live {
+        Live::start_with(&[])
+    }
+
+    pub fn start_with(args: &[&str]) -> Live {
+        use std::io::BufRead;
+        use std::process::{Command, Stdio};
+        let mut child = Command::new(env!("CARGO_BIN_EXE_menagerie"))
+            .args(args)
+            .stdin(Stdio::piped())
+            .stdout(Stdio::piped())
+            .stderr(Stdio::null())
+            .spawn()
+            .expect("the engine starts");
+        let stdout = child.stdout.take().unwrap();
+        let (send, lines) = std::sync::mpsc::channel();
+        std::thread::spawn(move || {
+            for line in std::io::BufReader::new(stdout).lines() {
+                let Ok(line) = line else { break };
+                if send.send((std::time::Instant::now(), line)).is_err() {
+                    break;
+                }
+            }
+        });
+        Live {
+            stdin: child.stdin.take(),
+            child,
+            lines,
+            seen: Vec::new(),
+        }
+    }
+
+    /// Writes `text` (lines joined, one write) and returns when it was sent.
+    pub fn send(&mut self, lines: &[&str]) -> std::time::Instant {
+        use std::io::Write;
+        let mut text = lines.join("\n");
+        text.push('\n');
+        let stdin = self.stdin.as_mut().expect("input still open");
+        stdin.write_all(text.as_bytes()).unwrap();
+        stdin.flush().unwrap();
+        std::time::Instant::now()
+    }
+
+    /// Closes the engine's input.
+    pub fn close(&mut self) {
+        self.stdin = None;
+    }
+
+    /// The next line for which `wanted` holds, and when it came; `None`
+    /// after `timeout` (lines passed over are kept in `seen`).
+    pub fn wait_for(
+        &mut self,
+        timeout: std::time::Duration,
+        wanted: impl Fn(&str) -> bool,
+    ) -> Option<(std::time::Instant, String)> {
+        let deadline = std::time::Instant::now() + timeout;
+        loop {
+            let left = deadline.saturating_duration_since(std::time::Instant::now());
+            let (at, line) = self.lines.recv_timeout(left).ok()?;
+            self.seen.push(line.clone());
+            if wanted(&line) {
+                return Some((at, line));
+            }
+        }
+    }
+
+    /// Waits for the process to end; its exit status and when it ended.
+    pub fn wait_exit(
+        &mut self,
+        timeout: std::time::Duration,
+    ) -> Option<(std::time::Instant, std::process::ExitStatus)> {
+        let deadline = std::time::Instant::now() + timeout;
+        while std::time::Instant::now() < deadline {
+            if let Ok(Some(status)) = self.child.try_wait() {
+                return Some((std::time::Instant::now(), status));
+            }
+            std::thread::sleep(std::time::Duration::from_millis(1));
+        }
+        None
+    }
+}
+
+impl Drop for Live {
+    fn drop(&mut self) {
+        let _ = self.child.kill();
+        let _ = self.child.wait();
+    }
+}

@@ -1,0 +1,151 @@
+//! The worker thread: everything that may take long runs here, one job at
+//! a time, so that the input thread keeps answering `isready`, `stop` and
+//! `quit`. Each job prints its own replies and, for a search, always
+//! exactly one `bestmove`.
+
+use std::panic::AssertUnwindSafe;
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::mpsc::{Receiver, Sender};
+use std::sync::Arc;
+
+use super::super::output::{InfoWriter, Output};
+use super::Event;
+use crate::bench::BenchKind;
+use crate::game::session::DynSession;
+use crate::search::{Limits, Settings, Shared};
+
+/// Long work handed to the worker.
+pub enum Job {
+    Search {
+        session: Box<dyn DynSession>,
+        limits: Limits,
+        shared: Arc<Shared>,
+        settings: Settings,
+    },
+    Perft {
+        session: Box<dyn DynSession>,
+        depth: u32,
+        stop: Arc<AtomicBool>,
+    },
+    Bench {
+        kind: BenchKind,
+        stop: Arc<AtomicBool>,
+    },
+    Solve {
+        session: Box<dyn DynSession>,
+    },
+    /// What `newgame` and `ucinewgame` do before `isready` may answer:
+    /// empty the table and build what the game's search wants.
+    Setup {
+        session: Option<Box<dyn DynSession>>,
+        settings: Settings,
+        shared: Arc<Shared>,
+    },
+}
+
+/// Runs jobs until the engine drops its sender. After each, `done` hears
+/// whether it panicked (a bug, reported in the exit status) and the input
+/// loop gets [`Event::JobDone`].
+pub fn run(jobs: Receiver<(Job, Sender<bool>)>, out: Output, events: Sender<Event>) {
+    for (job, done) in jobs {
+        let bug = std::panic::catch_unwind(AssertUnwindSafe(|| execute(job, &out))).unwrap_or(true);
+        let _ = done.send(bug);
+        if events.send(Event::JobDone).is_err() {
+            return;
+        }
+    }
+}
+
+/// Runs one job; true when a bug showed (a search that panicked but whose
+/// `go` was still answered).
+fn execute(job: Job, out: &Output) -> bool {
+    match job {
+        Job::Search {
+            session,
+            limits,
+            shared,
+            settings,
+        } => return search(session.as_ref(), &limits, &shared, &settings, out),
+        Job::Perft {
+            session,
+            depth,
+            stop,
+        } => {
+            let mut counted = 0;
+            let total = session.perft_divide(depth, &stop, &mut |mv, n| {
+                counted += 1;
+                out.line(&format!("{mv}: {n}"));
+            });
+            match total {
+                Some(total) => {
+                    out.line("");
+                    out.line(&format!("Nodes searched: {total}"));
+                }
+                None => out.line(&format!(
+                    "info string perft stopped: {counted} of {} root moves counted",
+                    session.legal_moves().len()
+                )),
+            }
+        }
+        Job::Bench { kind, stop } => crate::bench::run(kind, &stop, &mut |line| out.line(line)),
+        Job::Solve { session } => match session.solve() {
+            None => out.error(&super::EngineError::NotSolvable(session.game_id())),
+            Some((value, moves)) => {
+                for (mv, value) in moves {
+                    out.line(&format!("{mv}: {value}"));
+                }
+                out.line("");
+                out.line(&format!("Value: {value}"));
+            }
+        },
+        Job::Setup {
+            session,
+            settings,
+            shared,
+        } => {
+            shared.tt.clear();
+            if let Some(session) = session {
+                session.prepare_search(&settings);
+            }
+        }
+    }
+    false
+}
+
+/// Searches and prints one `bestmove`. A search that panics (a bug) or
+/// finds nothing although moves exist must not cost the move: the first
+/// legal move is played, and the bug shows in the exit status (the
+/// return value).
+fn search(
+    session: &dyn DynSession,
+    limits: &Limits,
+    shared: &Shared,
+    settings: &Settings,
+    out: &Output,
+) -> bool {
+    let mut reporter = InfoWriter { out: out.clone() };
+    let result = std::panic::catch_unwind(AssertUnwindSafe(|| {
+        session.search(limits, shared, settings, &mut reporter)
+    }));
+    let (best, bug) = match result {
+        Ok(result) => (result.best, false),
+        Err(_) => {
+            out.line(
+                "info string error: go: the search failed (a bug); playing the first legal move",
+            );
+            (None, true)
+        }
+    };
+    let best = best.or_else(|| session.legal_moves().into_iter().next());
+    // `go infinite` answers only once stopped, even after a failure.
+    if limits.infinite {
+        while !shared.stop.load(Ordering::Relaxed) {
+            std::thread::sleep(std::time::Duration::from_millis(2));
+        }
+    }
+    match best {
+        Some(mv) => out.line(&format!("bestmove {mv}")),
+        None => out.line("bestmove (none)"),
+    }
+    bug
+}
