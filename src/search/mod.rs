@@ -314,7 +314,7 @@ pub fn run<G: Game>(
     let position = session.position();
     let two_seats = position.seats().len() == 2;
     // The algorithm follows what the game declares, never its name.
-    let result = if settings.skill < skill::FULL_STRENGTH {
+    if settings.skill < skill::FULL_STRENGTH {
         skill::play(session, settings, limits, shared, reporter)
     } else if solvable(session, settings) {
         if !solved::is_built(session) {
@@ -335,8 +335,7 @@ pub fn run<G: Game>(
         alphabeta::search(session, limits, shared, settings, reporter)
     } else {
         chance::search(session, limits, shared, settings, reporter)
-    };
-    result
+    }
 }
 
 /// Score of an outcome for `seat`, `ply` moves from the root (two seats).
