@@ -250,3 +250,22 @@ fn clock_fields_the_game_cannot_use_are_refused() {
     assert_eq!(moves, ["(none)", moves[1], "(none)", "(none)"], "{out}");
     assert_ne!(moves[1], "(none)");
 }
+
+#[test]
+fn the_whole_matrix_of_games_options_and_limits_keeps_both_promises() {
+    // Every game and ruleset x Skill 0, 1, 10, 20 x Threads 1, 2, 4 x every
+    // kind of limit (examples/promises.rs). Timing is checked loosely here
+    // (a shared machine, other tests beside it); tools/promises.sh runs the
+    // long version and reports the real margins.
+    let out = std::process::Command::new(common::example("promises"))
+        .args(["matrix", "--quick", "--jobs", "2", "--tolerance", "250"])
+        .arg("--engine")
+        .arg(env!("CARGO_BIN_EXE_menagerie"))
+        .output()
+        .expect("the matrix runs");
+    let text = String::from_utf8_lossy(&out.stdout);
+    eprintln!("{text}");
+    assert!(out.status.success(), "{text}");
+    assert!(text.contains("192 combinations"), "{text}");
+    assert!(text.contains("every go ended with one legal bestmove within its limit"));
+}

@@ -2,9 +2,10 @@
 //! engines of examples/fake_engine.rs (a seeded random mover, and ones that
 //! crash, hang, play an illegal move or print garbage).
 
+mod common;
+
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output};
-use std::sync::OnceLock;
 
 use menagerie::referee::record::{replay, Record};
 
@@ -16,30 +17,9 @@ fn engine() -> &'static str {
     env!("CARGO_BIN_EXE_menagerie")
 }
 
-/// The fake engine, built with the same profile if this test target was
-/// run on its own (cargo builds examples only for whole-package runs).
+/// The fake engine of examples/fake_engine.rs.
 fn fake() -> String {
-    static PATH: OnceLock<PathBuf> = OnceLock::new();
-    PATH.get_or_init(|| {
-        let bin_dir = Path::new(engine()).parent().unwrap();
-        let path = bin_dir
-            .join("examples")
-            .join(format!("fake_engine{}", std::env::consts::EXE_SUFFIX));
-        if !path.exists() {
-            let mut build = Command::new(env!("CARGO"));
-            build.args(["build", "--example", "fake_engine"]);
-            if bin_dir.ends_with("release") {
-                build.arg("--release");
-            }
-            assert!(
-                build.status().unwrap().success(),
-                "building the fake engine"
-            );
-        }
-        path
-    })
-    .to_string_lossy()
-    .into_owned()
+    common::example("fake_engine")
 }
 
 fn run(args: &[&str]) -> Output {

@@ -93,6 +93,8 @@ struct Worker<'a, G: Game> {
     seldepth: usize,
     /// The best root move fully searched in the current iteration.
     root_best: Option<(G::Move, i32)>,
+    /// Legal moves at the root.
+    root_moves: usize,
 }
 
 impl<'a, G: Game> Deepening<'a> for Worker<'a, G> {
@@ -111,6 +113,10 @@ impl<'a, G: Game> Deepening<'a> for Worker<'a, G> {
 
     fn root_best(&self) -> Option<(G::Move, i32)> {
         self.root_best
+    }
+
+    fn root_moves(&self) -> usize {
+        self.root_moves
     }
 
     fn pv(&self) -> &[G::Move] {
@@ -144,6 +150,11 @@ impl<'a, G: Game> Worker<'a, G> {
             pv: (0..MAX_PLY + 1).map(|_| Vec::new()).collect(),
             seldepth: 0,
             root_best: None,
+            root_moves: {
+                let mut moves = Vec::new();
+                session.legal(&mut moves);
+                moves.len()
+            },
         }
     }
 
@@ -319,6 +330,9 @@ impl<'a, G: Game> Worker<'a, G> {
                     alpha = score;
                     if ply == 0 {
                         self.root_best = Some((mv, score));
+                        // A fully searched root move is an answer: from
+                        // now on the clock may cut even the first iteration.
+                        self.budget.may_abort = true;
                     }
                     let (head, tail) = self.pv.split_at_mut(ply + 1);
                     head[ply].clear();

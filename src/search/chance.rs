@@ -96,6 +96,8 @@ struct Worker<'a, G: Game> {
     seldepth: usize,
     /// The best root move fully searched in the current iteration.
     root_best: Option<(G::Move, i32)>,
+    /// Legal moves at the root.
+    root_moves: usize,
 }
 
 impl<'a, G: Game> Deepening<'a> for Worker<'a, G> {
@@ -114,6 +116,10 @@ impl<'a, G: Game> Deepening<'a> for Worker<'a, G> {
 
     fn root_best(&self) -> Option<(G::Move, i32)> {
         self.root_best
+    }
+
+    fn root_moves(&self) -> usize {
+        self.root_moves
     }
 
     fn pv(&self) -> &[G::Move] {
@@ -154,6 +160,11 @@ impl<'a, G: Game> Worker<'a, G> {
             pv: (0..2 * MAX_PLY + 2).map(|_| Vec::new()).collect(),
             seldepth: 0,
             root_best: None,
+            root_moves: {
+                let mut moves = Vec::new();
+                session.legal(&mut moves);
+                moves.len()
+            },
         }
     }
 
@@ -263,6 +274,9 @@ impl<'a, G: Game> Worker<'a, G> {
                 best_index = i;
                 if ply == 0 {
                     self.root_best = Some((mv, v));
+                    // A fully searched root move is an answer: from now
+                    // on the clock may cut even the first iteration.
+                    self.budget.may_abort = true;
                 }
                 // The line ends at the next roll, which nobody chooses.
                 let (head, tail) = self.pv.split_at_mut(ply + 1);

@@ -22,6 +22,8 @@ pub trait Deepening<'a> {
     fn search_root(&mut self, depth: u32, previous: i32) -> i32;
     /// The best root move fully searched in the current iteration.
     fn root_best(&self) -> Option<(Self::Move, i32)>;
+    /// How many legal moves the root has.
+    fn root_moves(&self) -> usize;
     /// The principal variation of the last root search.
     fn pv(&self) -> &[Self::Move];
     fn seldepth(&self) -> u32;
@@ -32,10 +34,33 @@ pub trait Deepening<'a> {
     fn settled(score: i32, depth: u32) -> bool;
 }
 
+/// One `info` line for an iteration of `depth` that found `score`.
+fn report<'a, W: Deepening<'a>>(
+    worker: &mut W,
+    reporter: &mut dyn Reporter,
+    depth: u32,
+    score: i32,
+    pv: &[W::Move],
+) {
+    let seldepth = worker.seldepth();
+    let budget = worker.budget();
+    budget.flush();
+    let watch = budget.watch;
+    reporter.info(&Info {
+        depth,
+        seldepth,
+        score: W::report_score(score),
+        nodes: watch.nodes.load(Ordering::Relaxed),
+        time_ms: watch.elapsed_ms(),
+        hashfull: watch.shared.tt.hashfull(),
+        pv: pv.iter().map(|m| m.to_string()).collect(),
+    });
+}
+
 /// Deepens until told to stop; only the main thread (with a reporter)
 /// prints `info` lines. The main thread always returns a move (it cannot
-/// be stopped before its first iteration ends); a helper stopped before
-/// finishing one returns none, which Lazy SMP ignores.
+/// be stopped before one root move is fully searched); a helper stopped
+/// before that returns none, which Lazy SMP ignores.
 pub fn iterate<'a, W: Deepening<'a>>(
     worker: &mut W,
     mut reporter: Option<&mut dyn Reporter>,
@@ -47,15 +72,21 @@ pub fn iterate<'a, W: Deepening<'a>>(
     // never past the deepest iteration asked for.
     let mut depth = (1 + (worker.budget().id as u32 & 1)).min(max_depth);
     let mut previous = 0;
+    let mut reported = false;
     while depth <= max_depth {
         let score = worker.search_root(depth, previous);
         if worker.budget().aborted {
             // An unfinished iteration still counts for the root moves it
             // searched fully: its best of those beats the last iteration's
-            // choice, which it has just been compared with.
-            if best.is_some() {
-                if let Some(partial) = worker.root_best() {
-                    best = Some(partial);
+            // choice, which it has just been compared with (and is the
+            // only answer when the first iteration is cut short, which
+            // then gets the one info line).
+            if let Some((mv, partial)) = worker.root_best() {
+                best = Some((mv, partial));
+                if !reported {
+                    if let Some(reporter) = reporter.as_deref_mut() {
+                        report(worker, reporter, depth, partial, &[mv]);
+                    }
                 }
             }
             break;
@@ -66,23 +97,18 @@ pub fn iterate<'a, W: Deepening<'a>>(
         }
         previous = score;
         if let Some(reporter) = reporter.as_deref_mut() {
-            let budget = worker.budget();
-            budget.flush();
-            let watch = budget.watch;
-            reporter.info(&Info {
-                depth,
-                seldepth: worker.seldepth(),
-                score: W::report_score(score),
-                nodes: watch.nodes.load(Ordering::Relaxed),
-                time_ms: watch.elapsed_ms(),
-                hashfull: watch.shared.tt.hashfull(),
-                pv: worker.pv().iter().map(|m| m.to_string()).collect(),
-            });
+            let pv = worker.pv().to_vec();
+            report(worker, reporter, depth, score, &pv);
+            reported = true;
         }
         if worker.budget().finished() {
             break;
         }
         if W::settled(score, depth) && !limits.infinite {
+            break;
+        }
+        // With one legal move there is nothing to think about on a clock.
+        if worker.root_moves() == 1 && limits.soft_ms.is_some() && !limits.infinite {
             break;
         }
         if let Some(soft) = limits.soft_ms {
@@ -102,7 +128,7 @@ pub fn iterate<'a, W: Deepening<'a>>(
         None => {
             assert!(
                 worker.budget().id > 0,
-                "the main thread finishes its first iteration"
+                "the main thread searches one root move fully"
             );
             SearchResult {
                 best: None,

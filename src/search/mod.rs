@@ -273,7 +273,10 @@ pub fn lazy_smp(
     let result = std::thread::scope(|scope| {
         for id in 1..settings.threads.max(1) {
             let (watch, done, search) = (&watch, &done, &search);
-            scope.spawn(move || search(Budget::new(id, watch, done), None));
+            scope.spawn(move || {
+                yield_to_the_main_threads();
+                search(Budget::new(id, watch, done), None)
+            });
         }
         let result = search(Budget::new(0, &watch, &done), Some(reporter));
         done.store(true, Ordering::Relaxed);
@@ -299,6 +302,20 @@ fn solvable<G: Game>(session: &Session<G>, settings: &Settings) -> bool {
 pub fn prepare<G: Game>(session: &Session<G>, settings: &Settings) {
     if settings.skill >= skill::FULL_STRENGTH && solvable(session, settings) {
         solved::prepare(session);
+    }
+}
+
+/// Lowers the calling helper thread's priority a little, so that with more
+/// search threads than cores the threads that answer `isready`, `stop`
+/// and the clock (input, main search) still get a core at once.
+fn yield_to_the_main_threads() {
+    #[cfg(target_os = "linux")]
+    // SAFETY: plain system calls on the calling thread; failure (say, a
+    // sandbox that forbids it) only leaves the priority as it was.
+    unsafe {
+        let tid = libc::syscall(libc::SYS_gettid) as libc::id_t;
+        let nice = libc::getpriority(libc::PRIO_PROCESS, tid);
+        libc::setpriority(libc::PRIO_PROCESS, tid, (nice + 5).min(19));
     }
 }
 

@@ -168,3 +168,24 @@ impl Drop for Live {
         let _ = self.child.wait();
     }
 }
+
+/// The path of example binary `name`, built with the same profile as the
+/// engine if this test target was run on its own (cargo builds examples
+/// only for whole-package runs).
+pub fn example(name: &str) -> String {
+    use std::path::Path;
+    let engine = env!("CARGO_BIN_EXE_menagerie");
+    let bin_dir = Path::new(engine).parent().unwrap();
+    let path = bin_dir
+        .join("examples")
+        .join(format!("{name}{}", std::env::consts::EXE_SUFFIX));
+    if !path.exists() {
+        let mut build = std::process::Command::new(env!("CARGO"));
+        build.args(["build", "--example", name]);
+        if bin_dir.ends_with("release") {
+            build.arg("--release");
+        }
+        assert!(build.status().unwrap().success(), "building example {name}");
+    }
+    path.to_string_lossy().into_owned()
+}
