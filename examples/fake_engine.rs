@@ -6,9 +6,9 @@
 
 use std::io::{BufRead, Write};
 
-use menagerie::game::registry;
 use menagerie::protocol::command::{parse_line, Command};
 use menagerie::rng::Rng;
+use menagerie::runtime::registry;
 
 fn main() {
     let args: Vec<String> = std::env::args().collect();

@@ -24,11 +24,11 @@ use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 
-use menagerie::game::registry::{GameEntry, GAMES};
 use menagerie::game::Status;
 use menagerie::referee::engine::{EngineProcess, Reply};
 use menagerie::referee::spec::EngineSpec;
 use menagerie::rng::Rng;
+use menagerie::runtime::registry::{GameEntry, GAMES};
 
 const SKILLS: [u8; 4] = [0, 1, 10, 20];
 const THREADS: [u32; 3] = [1, 2, 4];

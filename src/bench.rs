@@ -15,8 +15,8 @@ use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::Arc;
 use std::time::Instant;
 
-use crate::game::registry;
-use crate::game::session::DynSession;
+use crate::runtime::registry;
+use crate::runtime::EngineSession;
 use crate::search::time::Request;
 use crate::search::{Limits, Settings, Shared, Silent};
 
@@ -105,7 +105,7 @@ pub const PLAYOUT_GAMES: &[&str] = &[
 /// Seed of the random games of `bench playouts`.
 pub const PLAYOUT_SEED: u64 = 2026;
 
-fn session_for(case: &BenchCase) -> Box<dyn DynSession> {
+fn session_for(case: &BenchCase) -> Box<dyn EngineSession> {
     let mut session = registry::new_session_named(case.game, case.rules)
         .unwrap_or_else(|e| panic!("bench case for {}: {e}", case.game));
     let moves: Vec<String> = case.moves.iter().map(|m| m.to_string()).collect();
@@ -116,7 +116,7 @@ fn session_for(case: &BenchCase) -> Box<dyn DynSession> {
 }
 
 /// `game [options]`, without a trailing blank for games without options.
-fn game_label(session: &dyn DynSession) -> String {
+fn game_label(session: &dyn EngineSession) -> String {
     let ruleset = session.ruleset().to_string();
     if ruleset.is_empty() {
         session.game_id().to_string()
@@ -125,7 +125,7 @@ fn game_label(session: &dyn DynSession) -> String {
     }
 }
 
-fn describe(session: &dyn DynSession) -> String {
+fn describe(session: &dyn EngineSession) -> String {
     format!("{} | {}", game_label(session), session.notation())
 }
 

@@ -1,7 +1,7 @@
 //! One seeded random-play test for every game and every ruleset the registry
 //! holds (see `menagerie::game::selfcheck` for the invariants checked).
 
-use menagerie::game::registry::GAMES;
+use menagerie::runtime::registry::GAMES;
 
 #[test]
 fn every_game_keeps_its_invariants_in_random_play() {

@@ -5,11 +5,11 @@ use std::process::ExitCode;
 use std::time::Duration;
 
 use clap::{ArgAction, ArgMatches, CommandFactory, FromArgMatches, Parser, Subcommand};
-use menagerie::game::registry;
 use menagerie::referee::record::{replay, Record};
 use menagerie::referee::spec::{parse_engine, parse_tc, EngineSpec, Limit};
 use menagerie::referee::stats::Sprt;
 use menagerie::referee::tournament::{run, MatchConfig};
+use menagerie::runtime::registry;
 
 const EXAMPLES: &str = "\
 Examples:

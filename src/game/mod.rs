@@ -3,11 +3,10 @@
 //! Every game lives in one file under `src/games/` and implements [`Game`].
 //! Search, protocol, perft and referee only ever see this trait (through the
 //! object-safe [`session::DynSession`] at run time), so adding a game is one
-//! file plus one line in [`registry`].
+//! file plus one line in `crate::runtime::registry`.
 
 pub mod perft;
 pub mod playout;
-pub mod registry;
 pub mod ruleset;
 pub mod selfcheck;
 pub mod session;

@@ -1,12 +1,13 @@
 //! A game in progress: a position plus the history the draw rules need, and
-//! the object-safe face ([`DynSession`]) that protocol and referee use.
+//! its object-safe face ([`DynSession`]) for code that does not know the
+//! game's type. The face knows the rules only; `crate::runtime` joins it
+//! to the search.
 
 use std::fmt;
 use std::sync::atomic::AtomicBool;
 
 use super::{EndReason, Game, Outcome, Ruleset, Status};
 use crate::notation::{MoveError, NotationError};
-use crate::search;
 
 /// A position together with everything needed to apply the draw rules:
 /// the hashes of every position since the notation that `position` or
@@ -195,22 +196,9 @@ pub trait DynSession: Send + Sync {
     fn moves_played(&self) -> Vec<String>;
     /// The side to move's place in the seat order, and the number of seats.
     fn seat_order(&self) -> (usize, usize);
-    /// The solved value of the position and of each legal move, for games
-    /// small enough to solve.
-    fn solve(&self) -> Option<(String, Vec<(String, String)>)>;
     /// Random games from the current position (see [`super::playout`]),
     /// fewer if `stop` is set.
     fn playouts(&self, games: u64, seed: u64, stop: &AtomicBool) -> super::playout::PlayoutStats;
-    /// Searches the current position with the algorithm that fits the game.
-    fn search(
-        &self,
-        limits: &search::Limits,
-        shared: &search::Shared,
-        settings: &search::Settings,
-        reporter: &mut dyn search::Reporter,
-    ) -> search::SearchResult;
-    /// Builds what searches of this game want before a clock runs.
-    fn prepare_search(&self, settings: &search::Settings);
 }
 
 impl<G: Game> DynSession for Session<G> {
@@ -334,31 +322,7 @@ impl<G: Game> DynSession for Session<G> {
         )
     }
 
-    fn solve(&self) -> Option<(String, Vec<(String, String)>)> {
-        let analysis = search::solved::analyse(self)?;
-        let moves = analysis
-            .moves
-            .iter()
-            .map(|(mv, value)| (mv.to_string(), value.to_string()))
-            .collect();
-        Some((analysis.value.to_string(), moves))
-    }
-
     fn playouts(&self, games: u64, seed: u64, stop: &AtomicBool) -> super::playout::PlayoutStats {
         super::playout::playouts(&self.position, games, seed, stop)
-    }
-
-    fn search(
-        &self,
-        limits: &search::Limits,
-        shared: &search::Shared,
-        settings: &search::Settings,
-        reporter: &mut dyn search::Reporter,
-    ) -> search::SearchResult {
-        search::run(self, limits, shared, settings, reporter)
-    }
-
-    fn prepare_search(&self, settings: &search::Settings) {
-        search::prepare(self, settings)
     }
 }

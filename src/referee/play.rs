@@ -7,10 +7,10 @@ use std::time::{Duration, Instant};
 
 use super::engine::{EngineProcess, Reply};
 use super::spec::Limit;
-use crate::game::registry::GameEntry;
 use crate::game::session::DynSession;
 use crate::game::{EndReason, Outcome, Seat, Status, MAX_SEATS};
 use crate::rng::Rng;
+use crate::runtime::registry::GameEntry;
 
 /// Why an engine lost by forfeit.
 #[derive(Clone, Debug, PartialEq, Eq)]

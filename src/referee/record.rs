@@ -8,8 +8,8 @@
 
 use std::fmt;
 
-use crate::game::registry;
 use crate::game::Status;
+use crate::runtime::registry;
 
 /// One game as recorded.
 #[derive(Clone, Debug, PartialEq, Eq)]

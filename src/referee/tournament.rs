@@ -17,9 +17,9 @@ use super::play::{play, result_text, Ending, Finished, Forfeit, GameSpec};
 use super::record::Record;
 use super::spec::{EngineSpec, Limit};
 use super::stats::{elo_interval, los, Pentanomial, Sprt, Tally, Verdict};
-use crate::game::registry::GameEntry;
 use crate::game::{Status, MAX_SEATS};
 use crate::rng::Rng;
+use crate::runtime::registry::GameEntry;
 
 pub struct MatchConfig {
     pub engines: [EngineSpec; 2],
@@ -96,11 +96,11 @@ fn pair_start(config: &MatchConfig, pair: u32) -> String {
     if config.random_openings == 0 {
         return session.notation();
     }
-    let start = session.boxed_clone();
+    let start = session.boxed();
     let mut rng = Rng::new(derive(config.seed, pair, OPENING));
     // A random opening that already ends the game is drawn again.
     for _ in 0..100 {
-        session = start.boxed_clone();
+        session = start.boxed();
         let mut plies = 0;
         while plies < config.random_openings && session.status() == Status::Ongoing {
             let moves = session.legal_moves();

@@ -74,7 +74,7 @@ fn main() {
             std::process::exit(2);
         }
     };
-    if menagerie::game::registry::find(&args.game).is_none() {
+    if menagerie::runtime::registry::find(&args.game).is_none() {
         eprintln!("menagerie-gui: unknown game '{}'", args.game);
         std::process::exit(2);
     }

@@ -25,9 +25,10 @@ use std::time::Duration;
 
 use super::command::{parse_line, Command, GoParams, ParseError};
 use super::output::Output;
-use crate::game::registry::{self, GAMES};
-use crate::game::session::{DynSession, PositionError};
+use crate::game::session::PositionError;
 use crate::game::{Outcome, Status};
+use crate::runtime::registry::{self, GAMES};
+use crate::runtime::EngineSession;
 use crate::search::time::{Clock, Request};
 use crate::search::{Limits, Settings, Shared};
 use options::{OptionError, Setting, HASH, MOVE_OVERHEAD, SPINS};
@@ -145,7 +146,7 @@ enum LineError {
 
 struct Engine {
     out: Output,
-    session: Box<dyn DynSession>,
+    session: Box<dyn EngineSession>,
     shared: Arc<Shared>,
     /// The one stop signal of every job.
     stop: Arc<AtomicBool>,
@@ -474,7 +475,7 @@ impl Engine {
             Command::Perft { depth } => {
                 self.arm_stop(false);
                 let job = Job::Perft {
-                    session: self.session.boxed_clone(),
+                    session: self.session.boxed(),
                     depth,
                     stop: Arc::clone(&self.stop),
                 };
@@ -493,7 +494,7 @@ impl Engine {
             }
             Command::Solve => {
                 let job = Job::Solve {
-                    session: self.session.boxed_clone(),
+                    session: self.session.boxed(),
                 };
                 self.start(job, Busy::Work);
             }
@@ -514,7 +515,7 @@ impl Engine {
     /// on the worker: `isready` answers once it is done.
     fn setup(&mut self, new_game: bool) {
         let job = Job::Setup {
-            session: new_game.then(|| self.session.boxed_clone()),
+            session: new_game.then(|| self.session.boxed()),
             settings: self.settings,
             shared: Arc::clone(&self.shared),
         };
@@ -609,7 +610,7 @@ impl Engine {
         // After the end of input nothing could stop an unbounded search.
         self.arm_stop(self.input_closed && unbounded);
         let job = Job::Search {
-            session: self.session.boxed_clone(),
+            session: self.session.boxed(),
             limits,
             shared: Arc::clone(&self.shared),
             settings: self.settings,

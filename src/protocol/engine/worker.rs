@@ -11,19 +11,19 @@ use std::sync::Arc;
 use super::super::output::{InfoWriter, Output};
 use super::Event;
 use crate::bench::BenchKind;
-use crate::game::session::DynSession;
+use crate::runtime::EngineSession;
 use crate::search::{Limits, Settings, Shared};
 
 /// Long work handed to the worker.
 pub enum Job {
     Search {
-        session: Box<dyn DynSession>,
+        session: Box<dyn EngineSession>,
         limits: Limits,
         shared: Arc<Shared>,
         settings: Settings,
     },
     Perft {
-        session: Box<dyn DynSession>,
+        session: Box<dyn EngineSession>,
         depth: u32,
         stop: Arc<AtomicBool>,
     },
@@ -32,12 +32,12 @@ pub enum Job {
         stop: Arc<AtomicBool>,
     },
     Solve {
-        session: Box<dyn DynSession>,
+        session: Box<dyn EngineSession>,
     },
     /// What `newgame` and `ucinewgame` do before `isready` may answer:
     /// empty the table and build what the game's search wants.
     Setup {
-        session: Option<Box<dyn DynSession>>,
+        session: Option<Box<dyn EngineSession>>,
         settings: Settings,
         shared: Arc<Shared>,
     },
@@ -117,7 +117,7 @@ fn execute(job: Job, out: &Output) -> bool {
 /// legal move is played, and the bug shows in the exit status (the
 /// return value).
 fn search(
-    session: &dyn DynSession,
+    session: &dyn EngineSession,
     limits: &Limits,
     shared: &Shared,
     settings: &Settings,

@@ -5,8 +5,9 @@ use std::fmt;
 
 use crate::text::Clipped;
 
-use super::session::{DynSession, Session};
-use super::{Game, OptionSpec, Ruleset, RulesetError};
+use super::EngineSession;
+use crate::game::session::Session;
+use crate::game::{Game, OptionSpec, Ruleset, RulesetError};
 use crate::games;
 
 /// What the registry knows of one game without its type.
@@ -14,9 +15,9 @@ pub struct GameEntry {
     pub id: &'static str,
     pub aliases: &'static [&'static str],
     pub options: &'static [OptionSpec],
-    new_session: fn(Ruleset) -> Box<dyn DynSession>,
+    new_session: fn(Ruleset) -> Box<dyn EngineSession>,
     /// Seeded random play checking the invariants of [`super::selfcheck`].
-    pub self_check: fn(&Ruleset, u64, u64) -> Result<super::selfcheck::CheckStats, String>,
+    pub self_check: fn(&Ruleset, u64, u64) -> Result<crate::game::selfcheck::CheckStats, String>,
 }
 
 impl GameEntry {
@@ -26,12 +27,15 @@ impl GameEntry {
             aliases: G::ALIASES,
             options: G::OPTIONS,
             new_session: new_session::<G>,
-            self_check: super::selfcheck::random_play::<G>,
+            self_check: crate::game::selfcheck::random_play::<G>,
         }
     }
 
     /// A session at the start position of the ruleset given by `words`.
-    pub fn session<S: AsRef<str>>(&self, words: &[S]) -> Result<Box<dyn DynSession>, RulesetError> {
+    pub fn session<S: AsRef<str>>(
+        &self,
+        words: &[S],
+    ) -> Result<Box<dyn EngineSession>, RulesetError> {
         let ruleset = Ruleset::parse(self.options, words)?;
         Ok((self.new_session)(ruleset))
     }
@@ -67,7 +71,7 @@ impl GameEntry {
     }
 }
 
-fn new_session<G: Game>(ruleset: Ruleset) -> Box<dyn DynSession> {
+fn new_session<G: Game>(ruleset: Ruleset) -> Box<dyn EngineSession> {
     Box::new(Session::<G>::new(ruleset))
 }
 
@@ -113,13 +117,13 @@ impl std::error::Error for GameError {}
 pub fn new_session_named<S: AsRef<str>>(
     name: &str,
     words: &[S],
-) -> Result<Box<dyn DynSession>, GameError> {
+) -> Result<Box<dyn EngineSession>, GameError> {
     let entry = find(name).ok_or_else(|| GameError::UnknownGame(name.to_string()))?;
     entry.session(words).map_err(GameError::Ruleset)
 }
 
 /// The session the engine starts with.
-pub fn default_session() -> Box<dyn DynSession> {
+pub fn default_session() -> Box<dyn EngineSession> {
     GAMES[0]
         .session::<&str>(&[])
         .expect("defaults are a valid ruleset")

@@ -1,0 +1,69 @@
+//! The run-time face of a game in progress, for code that picks a game by
+//! name: the rules' [`DynSession`] joined to the search. It lives above
+//! both, so the rules never know the search and the search never knows
+//! the protocol.
+//!
+//! - [`EngineSession`]: a session that can also search and solve.
+//! - [`registry`]: the games this build knows; adding a game is one file
+//!   under `src/games/` and one line there.
+
+pub mod registry;
+
+use crate::game::session::{DynSession, Session};
+use crate::game::Game;
+use crate::search;
+
+/// A session of any game, with the search joined to it. Implemented once,
+/// generically, for every [`Session`].
+pub trait EngineSession: DynSession {
+    /// The rules' face of the same session.
+    fn rules(&self) -> &dyn DynSession;
+    fn boxed(&self) -> Box<dyn EngineSession>;
+    /// Searches the current position with the algorithm that fits the game.
+    fn search(
+        &self,
+        limits: &search::Limits,
+        shared: &search::Shared,
+        settings: &search::Settings,
+        reporter: &mut dyn search::Reporter,
+    ) -> search::SearchResult;
+    /// Builds what searches of this game want before a clock runs.
+    fn prepare_search(&self, settings: &search::Settings);
+    /// The solved value of the position and of each legal move, for games
+    /// small enough to solve.
+    fn solve(&self) -> Option<(String, Vec<(String, String)>)>;
+}
+
+impl<G: Game> EngineSession for Session<G> {
+    fn rules(&self) -> &dyn DynSession {
+        self
+    }
+
+    fn boxed(&self) -> Box<dyn EngineSession> {
+        Box::new(self.clone())
+    }
+
+    fn search(
+        &self,
+        limits: &search::Limits,
+        shared: &search::Shared,
+        settings: &search::Settings,
+        reporter: &mut dyn search::Reporter,
+    ) -> search::SearchResult {
+        search::run(self, limits, shared, settings, reporter)
+    }
+
+    fn prepare_search(&self, settings: &search::Settings) {
+        search::prepare(self, settings)
+    }
+
+    fn solve(&self) -> Option<(String, Vec<(String, String)>)> {
+        let analysis = search::solved::analyse(self)?;
+        let moves = analysis
+            .moves
+            .iter()
+            .map(|(mv, value)| (mv.to_string(), value.to_string()))
+            .collect();
+        Some((analysis.value.to_string(), moves))
+    }
+}
