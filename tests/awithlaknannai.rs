@@ -80,7 +80,7 @@ fn a_chain_of_three_leaps_is_one_move_and_can_win() {
     // All black pieces captured: White wins.
     assert_eq!(
         s.status(),
-        Status::Over(Outcome::Win(WHITE), EndReason::Rules)
+        Status::Over(Outcome::Win(WHITE), EndReason::Rules("all-captured"))
     );
 }
 
@@ -151,7 +151,7 @@ fn a_player_without_moves_loses() {
     let s = session(&[], "BB6/WBB6/BB6 w 5");
     assert_eq!(
         s.status(),
-        Status::Over(Outcome::Win(BLACK), EndReason::Rules)
+        Status::Over(Outcome::Win(BLACK), EndReason::Rules("no-move"))
     );
     let mut moves = Vec::new();
     s.legal(&mut moves);

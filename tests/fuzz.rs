@@ -3,8 +3,10 @@
 use std::io::Write;
 use std::sync::{Arc, Mutex};
 
-use menagerie::protocol::command::parse_line;
+use menagerie::protocol::command::{parse_line, Command};
+use menagerie::protocol::reply::Reply;
 use menagerie::protocol::{run, Input, Output};
+use menagerie::text::clip;
 use proptest::prelude::*;
 
 /// Collects what the engine writes.
@@ -125,9 +127,35 @@ proptest! {
             .collect();
         let (code, out) = run_lines(lines.clone());
         prop_assert_eq!(code, 0, "lines {:?}", lines);
-        // Every go got exactly one bestmove, unless quit came first.
+        // Nothing after a quit runs.
+        let until_quit: Vec<&String> = lines
+            .iter()
+            .take_while(|l| !matches!(parse_line(l), Ok(Some(Command::Quit))))
+            .collect();
+        let first_words: Vec<&str> = until_quit
+            .iter()
+            .filter_map(|l| l.split_whitespace().next())
+            .collect();
+        // Every go got exactly one bestmove (`go perft N` is perft).
+        let gos = until_quit
+            .iter()
+            .filter(|l| l.split_whitespace().next() == Some("go"))
+            .filter(|l| !matches!(parse_line(l), Ok(Some(Command::Perft { .. }))))
+            .count();
+        let bestmoves = out.lines().filter(|l| l.starts_with("bestmove ")).count();
+        prop_assert_eq!(gos, bestmoves, "lines {:?}\n{}", lines, out);
         for l in out.lines() {
             prop_assert!(!l.contains("panicked"));
+            // Every line is a reply that prints back, and every error names
+            // a command of the input.
+            let reply = Reply::parse(l);
+            prop_assert_eq!(reply.to_string(), l);
+            if let Reply::Error { command, .. } = reply {
+                prop_assert!(
+                    first_words.iter().any(|w| clip(w) == command),
+                    "error for '{}' of {:?}", command, lines
+                );
+            }
         }
     }
 }

@@ -180,7 +180,7 @@ fn fourth_capture_wins_for_the_tiger() {
     s.play_text("b3b2b1").unwrap();
     assert_eq!(
         s.status(),
-        Status::Over(Outcome::Win(TIGER), EndReason::Rules)
+        Status::Over(Outcome::Win(TIGER), EndReason::Rules("leopards-captured"))
     );
     // The side passes on even though the game is over.
     assert_eq!(s.position().to_string(), "T/3/L1L/1L1 l 0 0 0");
@@ -197,7 +197,7 @@ fn third_capture_wins_on_the_large_board() {
     s.play_text("b1a2a3").unwrap();
     assert_eq!(
         s.status(),
-        Status::Over(Outcome::Win(TIGER), EndReason::Rules)
+        Status::Over(Outcome::Win(TIGER), EndReason::Rules("leopards-captured"))
     );
 }
 
@@ -212,14 +212,14 @@ fn trapped_tiger_loses() {
     assert_eq!(s.position().to_string(), "1/L2/L2/TLL t 0 0 6");
     assert_eq!(
         s.status(),
-        Status::Over(Outcome::Win(LEOPARD), EndReason::Rules)
+        Status::Over(Outcome::Win(LEOPARD), EndReason::Rules("tiger-trapped"))
     );
     // The same trap made by a drop.
     s.set(pos(SMALL, "1/L2/L2/T1L l 0 1 2"));
     s.play_text("@b4").unwrap();
     assert_eq!(
         s.status(),
-        Status::Over(Outcome::Win(LEOPARD), EndReason::Rules)
+        Status::Over(Outcome::Win(LEOPARD), EndReason::Rules("tiger-trapped"))
     );
     // One gap is enough for the tiger: a2 empty leaves the jump a4a3a2.
     s.set(pos(SMALL, "L/3/L2/TLL t 0 0 0"));
@@ -333,7 +333,7 @@ fn no_progress_limit_draws_unless_a_decisive_result_holds() {
     assert_eq!(s.position().clock(), 100);
     assert_eq!(
         s.status(),
-        Status::Over(Outcome::Win(LEOPARD), EndReason::Rules)
+        Status::Over(Outcome::Win(LEOPARD), EndReason::Rules("tiger-trapped"))
     );
 }
 

@@ -175,7 +175,7 @@ fn the_last_seat_not_out_wins() {
     s.play_text("e4e7").unwrap();
     assert_eq!(
         s.status(),
-        Status::Over(Outcome::Win(SOUTH), EndReason::Rules)
+        Status::Over(Outcome::Win(SOUTH), EndReason::Rules("last-seat"))
     );
     assert!(legal(&s).is_empty());
 }
@@ -186,14 +186,17 @@ fn both_mice_win() {
     s.play_text("i12i16").unwrap();
     assert_eq!(
         s.status(),
-        Status::Over(Outcome::Win(SOUTH), EndReason::Rules)
+        Status::Over(Outcome::Win(SOUTH), EndReason::Rules("mice-reached"))
     );
 }
 
 #[test]
 fn no_seat_left_is_a_draw() {
     let s = session(2, &position("all_out"));
-    assert_eq!(s.status(), Status::Over(Outcome::Draw, EndReason::Rules));
+    assert_eq!(
+        s.status(),
+        Status::Over(Outcome::Draw, EndReason::Rules("no-seat"))
+    );
 }
 
 #[test]

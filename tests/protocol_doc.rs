@@ -42,7 +42,14 @@ fn matches(expected: &[String], actual: &[&str]) -> bool {
             (0..=actual.len()).any(|skip| matches(rest, &actual[skip..]))
         }
         Some((first, rest)) => {
-            actual.first() == Some(&first.as_str()) && matches(rest, &actual[1..])
+            // `prefix ...` stands for any line that starts with `prefix `.
+            let same = match first.strip_suffix(" ...") {
+                Some(prefix) => actual
+                    .first()
+                    .is_some_and(|line| line.starts_with(&format!("{prefix} "))),
+                None => actual.first() == Some(&first.as_str()),
+            };
+            same && matches(rest, &actual[1..])
         }
     }
 }

@@ -29,8 +29,8 @@ fn after(notation: &str, mv: &str) -> (String, Status) {
 }
 
 const ONGOING: Status = Status::Ongoing;
-const ROUND_WINS: Status = Status::Over(Outcome::Win(ROUND), EndReason::Rules);
-const ANGULAR_WINS: Status = Status::Over(Outcome::Win(ANGULAR), EndReason::Rules);
+const ROUND_TAKES_THE_LION: Status =
+    Status::Over(Outcome::Win(ROUND), EndReason::Rules("lion-captured"));
 
 #[test]
 fn perft_by_hand_from_the_start() {
@@ -51,7 +51,10 @@ fn several_enemy_pieces_between_a_pair_are_captured_together() {
     // Round elephant a2 -> a3: b3 g, c3 l, d3 g, then Round elephant e3.
     let (notation, status) = after("5/5/1glgE/E4/L1GG1 r 0", "a2a3");
     assert_eq!(notation, "5/5/E3E/5/L1GG1 a 0");
-    assert_eq!(status, ROUND_WINS, "the Angular lion was among them");
+    assert_eq!(
+        status, ROUND_TAKES_THE_LION,
+        "the Angular lion was among them"
+    );
 }
 
 #[test]
@@ -59,7 +62,7 @@ fn an_enemy_elephant_closes_the_sandwich_and_is_spared() {
     // Round elephant, Angular giraffe, Angular lion, Angular elephant.
     let (notation, status) = after("5/5/1gle1/E4/L1GG1 r 0", "a2a3");
     assert_eq!(notation, "5/5/E2e1/5/L1GG1 a 0");
-    assert_eq!(status, ROUND_WINS);
+    assert_eq!(status, ROUND_TAKES_THE_LION);
 }
 
 #[test]
@@ -125,7 +128,10 @@ fn a_lion_that_left_closes_its_base_except_to_take_the_enemy_lion() {
     let moves = legal("5/4e/E1L2/lE3/1G3 r 0");
     assert!(moves.contains(&"b2a1".to_string()));
     assert!(!moves.contains(&"b1a1".to_string()));
-    assert_eq!(after("5/4e/E1L2/lE3/1G3 r 0", "b2a1").1, ROUND_WINS);
+    assert_eq!(
+        after("5/4e/E1L2/lE3/1G3 r 0", "b2a1").1,
+        ROUND_TAKES_THE_LION
+    );
     // The lion itself may not come back either.
     let moves = legal("4l/5/5/1L3/2E2 r 0");
     assert!(!moves.contains(&"b2a1".to_string()));
@@ -138,14 +144,20 @@ fn a_lion_that_left_closes_its_base_except_to_take_the_enemy_lion() {
 fn a_lion_on_the_enemy_base_wins() {
     let (notation, status) = after("2l2/3L1/5/5/5 r 0", "d4e5");
     assert_eq!(notation, "2l1L/5/5/5/5 a 1");
-    assert_eq!(status, ROUND_WINS);
+    assert_eq!(
+        status,
+        Status::Over(Outcome::Win(ROUND), EndReason::Rules("base-reached"))
+    );
     assert!(legal(&notation).is_empty());
 }
 
 #[test]
 fn a_player_without_moves_loses() {
     let s = session("4l/5/5/ge3/Lg3 r 0");
-    assert_eq!(s.status(), ANGULAR_WINS);
+    assert_eq!(
+        s.status(),
+        Status::Over(Outcome::Win(ANGULAR), EndReason::Rules("no-move"))
+    );
 }
 
 #[test]

@@ -1,21 +1,44 @@
 //! The engine: speaks the protocol of protocol.md on stdin and stdout.
 
+use std::io::IsTerminal;
+
 use clap::Parser;
+use menagerie::protocol::engine::{
+    command_lines, run_with, RunOptions, AUTHOR, EXIT_BUG, EXIT_FAILED, NAME, VERSION,
+};
+use menagerie::protocol::{Input, Output};
 
 /// An engine for four small traditional board games, speaking a UCI-like
 /// protocol on stdin/stdout (see protocol.md).
 #[derive(Parser)]
 #[command(name = "menagerie", version, about, long_about = None)]
-#[command(after_help = "Examples:\n  \
-    printf 'newgame hat-diviyan-keliya\\ngo depth 4\\n' | menagerie\n  \
-    menagerie \"newgame hat-diviyan-keliya\" \"go perft 5\"\n  \
-    menagerie bench\n\n\
-    Set RUST_LOG=debug to log every protocol line to stderr.")]
+#[command(after_help = concat!(
+    "Examples:\n",
+    "  printf 'newgame hat-diviyan-keliya\\ngo depth 4\\n' | menagerie\n",
+    "  menagerie \"newgame hat-diviyan-keliya\" \"go perft 5\"   (one command per argument)\n",
+    "  menagerie go perft 5                                (one command over several words)\n",
+    "  menagerie bench\n",
+    "\n",
+    "Exit status:\n",
+    "  0    done\n",
+    "  1    a command failed (its error line says which): with arguments, or with --strict\n",
+    "  2    bad command line\n",
+    "  101  the engine hit a bug it survived (a search failed and was answered anyway)\n",
+    "\n",
+    "Set RUST_LOG=debug to log every protocol line to stderr."
+))]
 struct Args {
-    /// Protocol lines to run in order before exiting, instead of reading stdin,
-    /// one per argument. `bench` takes its arguments unquoted too
-    /// (`menagerie bench playouts 1000`).
+    /// Protocol lines to run in order before exiting, instead of reading
+    /// stdin: one per argument, or, when no argument has a blank in it and
+    /// the first is a command that takes arguments (go, perft, bench,
+    /// position, move, newgame, setoption, query), all of them as one
+    /// line. The first command that fails ends the run with status 1.
     lines: Vec<String>,
+
+    /// Reading stdin: end at the first command that fails, with status 1
+    /// (for scripts; by default the engine answers the error and goes on).
+    #[arg(long)]
+    strict: bool,
 }
 
 fn main() {
@@ -23,24 +46,16 @@ fn main() {
         .target(env_logger::Target::Stderr)
         .init();
     let args = Args::parse();
-    let input = if args.lines.is_empty() {
-        menagerie::protocol::Input::Stdin
+    let (input, fail_fast) = if args.lines.is_empty() {
+        if std::io::stdin().is_terminal() {
+            // As Stockfish does; GUIs never see it, as their pipe is no terminal.
+            println!("{NAME} {VERSION} by {AUTHOR} (type 'help' for the commands)");
+        }
+        (Input::Stdin, args.strict)
     } else {
-        menagerie::protocol::Input::Lines(command_lines(args.lines))
+        (Input::Lines(command_lines(args.lines)), true)
     };
-    std::process::exit(menagerie::protocol::run(
-        input,
-        menagerie::protocol::Output::stdout(),
-    ));
-}
-
-/// The protocol lines of the command line: one per argument, except that a
-/// leading `bench` takes the rest as its arguments, the way engines'
-/// `bench` is usually run (`stockfish bench 16 1 13`).
-fn command_lines(args: Vec<String>) -> Vec<String> {
-    if args.len() > 1 && args[0] == "bench" {
-        vec![args.join(" ")]
-    } else {
-        args
-    }
+    let status = run_with(input, Output::stdout(), RunOptions { fail_fast });
+    debug_assert!([0, EXIT_FAILED, EXIT_BUG].contains(&status));
+    std::process::exit(status);
 }

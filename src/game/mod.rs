@@ -43,11 +43,12 @@ impl Outcome {
     }
 }
 
-/// Why a game ended, for `d`, the referee and records.
+/// Why a game ended, for `d`, the protocol, the referee and records.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum EndReason {
-    /// Decided by the game's own rules (capture, trap, race, no move...).
-    Rules,
+    /// Decided by the game's own rules; the word is one of the game's
+    /// [`Game::END_REASONS`] (`tiger-trapped`, `lion-captured`, ...).
+    Rules(&'static str),
     /// The no-progress limit of plies was reached.
     NoProgress,
     /// The same position occurred a third time.
@@ -57,12 +58,18 @@ pub enum EndReason {
 impl fmt::Display for EndReason {
     fn fmt(&self, f: &mut fmt::Formatter) -> fmt::Result {
         f.write_str(match self {
-            EndReason::Rules => "rules",
+            EndReason::Rules(word) => word,
             EndReason::NoProgress => "no-progress",
             EndReason::Repetition => "repetition",
         })
     }
 }
+
+/// The reason words every game shares, with what they mean.
+pub const DRAW_RULE_REASONS: &[(&str, &str)] = &[
+    ("no-progress", "the no-progress limit of plies was reached"),
+    ("repetition", "the same position occurred a third time"),
+];
 
 /// The state of a game as seen by the protocol: still going, or over.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -93,6 +100,15 @@ pub trait Game: Clone + PartialEq + Eq + fmt::Debug + fmt::Display + Send + Sync
 
     /// Canonical id, as in RULES.md.
     const ID: &'static str;
+    /// The game's name for people.
+    const NAME: &'static str;
+    /// Each seat's name for people, indexed by [`Seat`] (like the letters).
+    const SEAT_NAMES: &'static [&'static str];
+    /// How moves are written, in one line for people and GUIs.
+    const MOVE_SYNTAX: &'static str;
+    /// The words [`Game::end_reason`] can give, each with what it means
+    /// (for people: "the tiger cannot move").
+    const END_REASONS: &'static [(&'static str, &'static str)];
     /// Short names accepted by `newgame`.
     const ALIASES: &'static [&'static str];
     /// Ruleset options accepted by `newgame`, each with its default.
@@ -130,6 +146,9 @@ pub trait Game: Clone + PartialEq + Eq + fmt::Debug + fmt::Display + Send + Sync
     fn undo(&mut self, mv: Self::Move, undo: Self::Undo);
     /// The result by the game's own rules, ignoring the draw rules.
     fn outcome(&self) -> Option<Outcome>;
+    /// Why the game's own rules ended it: one of [`Game::END_REASONS`].
+    /// Asked only when [`Game::outcome`] is `Some`.
+    fn end_reason(&self) -> &'static str;
 
     /// Plies since the last progress (capture, drop or landing).
     fn clock(&self) -> u32;

@@ -46,7 +46,7 @@ pub fn random_play<G: Game>(
             session.legal(&mut moves);
             if moves.is_empty() {
                 match session.status() {
-                    Status::Over(_, super::EndReason::Rules) => stats.decided += 1,
+                    Status::Over(_, super::EndReason::Rules(_)) => stats.decided += 1,
                     Status::Over(..) => stats.draws_by_rule += 1,
                     Status::Ongoing => {
                         return Err(format!("{} game {game}: no moves but ongoing", G::ID))

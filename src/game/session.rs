@@ -113,7 +113,7 @@ impl<G: Game> Session<G> {
 /// Status of `position` given the hashes of the game so far (current last).
 pub fn status_of<G: Game>(position: &G, history: &[u64]) -> Status {
     if let Some(outcome) = position.outcome() {
-        return Status::Over(outcome, EndReason::Rules);
+        return Status::Over(outcome, EndReason::Rules(position.end_reason()));
     }
     if position.clock() >= G::NO_PROGRESS_LIMIT {
         return Status::Over(position.no_progress_outcome(), EndReason::NoProgress);

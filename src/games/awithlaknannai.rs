@@ -433,6 +433,13 @@ impl Game for Awithlaknannai {
     type Rules = AwRules;
 
     const ID: &'static str = "awithlaknannai-mosona";
+    const NAME: &'static str = "Awithlaknannai Mosona";
+    const SEAT_NAMES: &'static [&'static str] = &["White", "Black"];
+    const MOVE_SYNTAX: &'static str = "step <from><to>; leap chain <from><over><to>[<over><to>...]";
+    const END_REASONS: &'static [(&'static str, &'static str)] = &[
+        ("all-captured", "every piece of one side has been captured"),
+        ("no-move", "the side to move has no legal move"),
+    ];
     const ALIASES: &'static [&'static str] = &["awithlaknannai", "serpent", "am"];
     const OPTIONS: &'static [OptionSpec] = OPTIONS;
     const SEAT_LETTERS: &'static [char] = &['w', 'b'];
@@ -618,6 +625,15 @@ impl Game for Awithlaknannai {
             None
         } else {
             Some(Outcome::Win(opponent))
+        }
+    }
+
+    fn end_reason(&self) -> &'static str {
+        let (own, enemy) = self.own_and_enemy();
+        if own == 0 || enemy == 0 {
+            "all-captured"
+        } else {
+            "no-move"
         }
     }
 

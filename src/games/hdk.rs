@@ -252,6 +252,17 @@ impl Game for Hdk {
     type Rules = HdkRules;
 
     const ID: &'static str = "hat-diviyan-keliya";
+    const NAME: &'static str = "Hat Diviyan Keliya";
+    const SEAT_NAMES: &'static [&'static str] = &["Tiger", "Leopards"];
+    const MOVE_SYNTAX: &'static str = "drop @<point>; step <from><to>; jump <from><over><to>";
+    const END_REASONS: &'static [(&'static str, &'static str)] = &[
+        ("tiger-trapped", "the tiger cannot move"),
+        (
+            "leopards-captured",
+            "the tiger has captured enough leopards",
+        ),
+        ("leopards-trapped", "the leopards cannot move"),
+    ];
     const ALIASES: &'static [&'static str] = &["hdk", "hat-diviyan", "tiger"];
     const OPTIONS: &'static [OptionSpec] = OPTIONS;
     const SEAT_LETTERS: &'static [char] = &['t', 'l'];
@@ -503,6 +514,16 @@ impl Game for Hdk {
             TIGER if !self.tiger_can_move() => Some(Outcome::Win(LEOPARD)),
             LEOPARD if !self.leopards_can_move() => Some(Outcome::Win(TIGER)),
             _ => None,
+        }
+    }
+
+    fn end_reason(&self) -> &'static str {
+        if self.captured() >= self.geometry.winning_captures {
+            "leopards-captured"
+        } else if self.side == TIGER {
+            "tiger-trapped"
+        } else {
+            "leopards-trapped"
         }
     }
 

@@ -337,6 +337,14 @@ impl Game for Kilkenny {
     type Rules = KcRules;
 
     const ID: &'static str = "kilkenny-cats";
+    const NAME: &'static str = "Kilkenny Cats";
+    const SEAT_NAMES: &'static [&'static str] = &["South", "West", "North", "East"];
+    const MOVE_SYNTAX: &'static str = "roll r1..r6; step <from><to>; pass";
+    const END_REASONS: &'static [(&'static str, &'static str)] = &[
+        ("mice-reached", "a seat has cats on both of its mice"),
+        ("last-seat", "only one seat is still in the game"),
+        ("no-seat", "no seat is left in the game"),
+    ];
     const ALIASES: &'static [&'static str] = &["kilkenny", "cats", "kc"];
     const OPTIONS: &'static [OptionSpec] = OPTIONS;
     const SEAT_LETTERS: &'static [char] = &['s', 'w', 'n', 'e'];
@@ -616,6 +624,16 @@ impl Game for Kilkenny {
             (None, _) => Some(Outcome::Draw),
             (Some(&last), None) => Some(Outcome::Win(last)),
             _ => None,
+        }
+    }
+
+    fn end_reason(&self) -> &'static str {
+        if self.seats.iter().any(|&s| self.home[s as usize] == 2) {
+            "mice-reached"
+        } else if self.seats.iter().any(|&s| !self.is_out(s)) {
+            "last-seat"
+        } else {
+            "no-seat"
         }
     }
 

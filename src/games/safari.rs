@@ -353,6 +353,14 @@ impl Game for Safari {
     type Rules = ();
 
     const ID: &'static str = "safari-dual";
+    const NAME: &'static str = "Safari-Dual";
+    const SEAT_NAMES: &'static [&'static str] = &["Round", "Angular"];
+    const MOVE_SYNTAX: &'static str = "step <from><to>";
+    const END_REASONS: &'static [(&'static str, &'static str)] = &[
+        ("lion-captured", "a lion has been captured"),
+        ("base-reached", "a lion has reached the enemy base"),
+        ("no-move", "the side to move has no legal move"),
+    ];
     const ALIASES: &'static [&'static str] = &["safari"];
     const OPTIONS: &'static [OptionSpec] = &[];
     const SEAT_LETTERS: &'static [char] = &['r', 'a'];
@@ -523,6 +531,16 @@ impl Game for Safari {
             Some(Outcome::Win(1 - self.side))
         } else {
             None
+        }
+    }
+
+    fn end_reason(&self) -> &'static str {
+        if self.lion(0).is_none() || self.lion(1).is_none() {
+            "lion-captured"
+        } else if self.decided().is_some() {
+            "base-reached"
+        } else {
+            "no-move"
         }
     }
 

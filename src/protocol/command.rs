@@ -7,9 +7,10 @@
 
 use std::fmt;
 
+use super::reply::Reply;
 pub use crate::bench::BenchKind;
 use crate::bench::{DEFAULT_PLAYOUTS, DEFAULT_THREADS};
-use crate::text::Clipped;
+use crate::text::{clip, Clipped};
 
 use nom::branch::alt;
 use nom::bytes::complete::{tag, take_while1};
@@ -36,11 +37,61 @@ pub struct GoParams {
     pub inc: Option<u64>,
     pub movestogo: Option<u32>,
     pub infinite: bool,
+    /// UGI's names for the clocks of the first and second player.
+    pub p1time: Option<u64>,
+    pub p2time: Option<u64>,
+    pub p1inc: Option<u64>,
+    pub p2inc: Option<u64>,
+}
+
+/// What `query` asks about the current position.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Query {
+    /// UGI: `true` or `false`.
+    GameOver,
+    /// UGI: whether the first seat is to move, `true` or `false`.
+    P1Turn,
+    /// UGI: `p1win`, `p2win`, `draw` or `none` (two-seat games).
+    Result,
+    /// The letter of the seat to move (or to roll).
+    Side,
+    /// `ongoing`, `win <seat> <reason>` or `draw <reason>`.
+    Status,
+    /// The legal moves.
+    Legal,
+    /// The letters of the seats in play, in turn order.
+    Seats,
+}
+
+impl Query {
+    const ALL: [(&'static str, Query); 7] = [
+        ("gameover", Query::GameOver),
+        ("p1turn", Query::P1Turn),
+        ("result", Query::Result),
+        ("side", Query::Side),
+        ("status", Query::Status),
+        ("legal", Query::Legal),
+        ("seats", Query::Seats),
+    ];
+
+    pub fn word(self) -> &'static str {
+        Query::ALL
+            .iter()
+            .find(|(_, q)| *q == self)
+            .map(|(w, _)| *w)
+            .expect("every query has a word")
+    }
 }
 
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub enum Command {
     Uci,
+    /// Starts a UGI session (cutegames' Universal Game Interface).
+    Ugi,
+    UgiNewGame,
+    Query(Query),
+    /// The game catalogue.
+    Games,
     IsReady,
     SetOption {
         name: String,
@@ -105,6 +156,21 @@ impl ParseError {
         match self {
             ParseError::BadArguments { command, .. } => Some(command),
             ParseError::UnknownCommand(_) => None,
+        }
+    }
+
+    /// The error as the engine answers it: naming the command (for an
+    /// unknown one, the word that was not a command).
+    pub fn reply(&self) -> Reply {
+        match self {
+            ParseError::UnknownCommand(word) => {
+                Reply::error(clip(word), "unknown command (try 'help')")
+            }
+            ParseError::BadArguments {
+                command,
+                expected,
+                found,
+            } => Reply::error(*command, format!("expected {expected}, found {found}")),
         }
     }
 }
@@ -230,6 +296,10 @@ fn arm<'a>(
 fn command(input: &str) -> Res<'_, Command> {
     alt((
         bare("uci", Command::Uci),
+        bare("ugi", Command::Ugi),
+        bare("uginewgame", Command::UgiNewGame),
+        arm("query", query),
+        bare("games", Command::Games),
         bare("isready", Command::IsReady),
         arm("setoption", setoption),
         arm("newgame", newgame),
@@ -250,6 +320,23 @@ fn command(input: &str) -> Res<'_, Command> {
         bare("help", Command::Help),
     ))
     .parse(input)
+}
+
+fn query(input: &str) -> Res<'_, Command> {
+    let (input, word) = expect(
+        "a question (gameover, p1turn, result, side, status, legal, seats)",
+        preceded(multispace1, token),
+    )
+    .parse(input)?;
+    let Some(&(_, q)) = Query::ALL.iter().find(|(w, _)| *w == word) else {
+        return Err(NomErr::Failure(Fail {
+            at: word,
+            expected: Some("a question (gameover, p1turn, result, side, status, legal, seats)"),
+            command: None,
+        }));
+    };
+    let (input, _) = end(input)?;
+    Ok((input, Command::Query(q)))
 }
 
 fn depth_arg(input: &str) -> Res<'_, u32> {
@@ -374,6 +461,10 @@ enum GoParam {
     Inc(u64),
     MovesToGo(u32),
     Infinite,
+    P1Time(u64),
+    P2Time(u64),
+    P1Inc(u64),
+    P2Inc(u64),
 }
 
 impl GoParam {
@@ -390,6 +481,10 @@ impl GoParam {
             GoParam::Inc(_) => "inc",
             GoParam::MovesToGo(_) => "movestogo",
             GoParam::Infinite => "infinite",
+            GoParam::P1Time(_) => "p1time",
+            GoParam::P2Time(_) => "p2time",
+            GoParam::P1Inc(_) => "p1inc",
+            GoParam::P2Inc(_) => "p2inc",
         }
     }
 }
@@ -452,23 +547,35 @@ fn go_param(input: &str) -> Res<'_, GoParam> {
             GoParam::MovesToGo,
         ),
         map(keyword("infinite"), |_| GoParam::Infinite),
+        map(
+            after("p1time", "milliseconds after 'p1time'", millis),
+            GoParam::P1Time,
+        ),
+        map(
+            after("p2time", "milliseconds after 'p2time'", millis),
+            GoParam::P2Time,
+        ),
+        map(
+            after("p1inc", "milliseconds after 'p1inc'", millis),
+            GoParam::P1Inc,
+        ),
+        map(
+            after("p2inc", "milliseconds after 'p2inc'", millis),
+            GoParam::P2Inc,
+        ),
     ))
     .parse(input)
 }
 
 fn go(input: &str) -> Res<'_, Command> {
-    if let Ok((input, depth)) = preceded(
-        (multispace1, keyword("perft")),
-        cut(terminated(depth_arg, end)),
-    )
-    .parse(input)
-    {
+    if let Ok((rest, _)) = preceded(multispace1, keyword("perft")).parse(input) {
+        let (input, depth) = cut(terminated(depth_arg, end)).parse(rest)?;
         return Ok((input, Command::Perft { depth }));
     }
     let start = input;
     let (input, list) = many0(preceded(multispace1, go_param)).parse(input)?;
     let (input, _) = expect(
-        "a go parameter (depth, nodes, movetime, wtime, btime, winc, binc, time, inc, movestogo, infinite, perft)",
+        "a go parameter (depth, nodes, movetime, wtime, btime, winc, binc, time, inc, movestogo, infinite, p1time, p2time, p1inc, p2inc, perft)",
         line_end,
     )
     .parse(input)?;
@@ -495,6 +602,10 @@ fn go(input: &str) -> Res<'_, Command> {
             GoParam::Inc(n) => params.inc = Some(n),
             GoParam::MovesToGo(n) => params.movestogo = Some(n),
             GoParam::Infinite => params.infinite = true,
+            GoParam::P1Time(n) => params.p1time = Some(n),
+            GoParam::P2Time(n) => params.p2time = Some(n),
+            GoParam::P1Inc(n) => params.p1inc = Some(n),
+            GoParam::P2Inc(n) => params.p2inc = Some(n),
         }
     }
     Ok((input, Command::Go(params)))
@@ -551,6 +662,10 @@ impl fmt::Display for GoParams {
             ("time", self.time),
             ("inc", self.inc),
             ("movestogo", self.movestogo.map(u64::from)),
+            ("p1time", self.p1time),
+            ("p2time", self.p2time),
+            ("p1inc", self.p1inc),
+            ("p2inc", self.p2inc),
         ];
         for (name, value) in numbers {
             if let Some(v) = value {
@@ -564,11 +679,43 @@ impl fmt::Display for GoParams {
     }
 }
 
+impl Command {
+    /// The command's word, which error replies name.
+    pub fn name(&self) -> &'static str {
+        match self {
+            Command::Uci => "uci",
+            Command::Ugi => "ugi",
+            Command::UgiNewGame => "uginewgame",
+            Command::Query(_) => "query",
+            Command::Games => "games",
+            Command::IsReady => "isready",
+            Command::SetOption { .. } => "setoption",
+            Command::NewGame { .. } => "newgame",
+            Command::UciNewGame => "ucinewgame",
+            Command::Position { .. } => "position",
+            Command::Move { .. } => "move",
+            Command::Go(_) => "go",
+            Command::Perft { .. } => "perft",
+            Command::Stop => "stop",
+            Command::Quit => "quit",
+            Command::Display => "d",
+            Command::Legal => "legal",
+            Command::Solve => "solve",
+            Command::Bench(_) => "bench",
+            Command::Help => "help",
+        }
+    }
+}
+
 impl fmt::Display for Command {
     fn fmt(&self, f: &mut fmt::Formatter) -> fmt::Result {
         let list = |moves: &[String]| moves.join(" ");
         match self {
             Command::Uci => f.write_str("uci"),
+            Command::Ugi => f.write_str("ugi"),
+            Command::UgiNewGame => f.write_str("uginewgame"),
+            Command::Query(q) => write!(f, "query {}", q.word()),
+            Command::Games => f.write_str("games"),
             Command::IsReady => f.write_str("isready"),
             Command::SetOption { name, value: None } => write!(f, "setoption name {name}"),
             Command::SetOption {
@@ -705,6 +852,11 @@ mod tests {
             "perft: expected a depth (a number), found end of line"
         );
         assert_eq!(
+            error("go perft"),
+            "go: expected a depth (a number), found end of line"
+        );
+        assert_eq!(error("go perft 3 4"), "go: expected end of line, found '4'");
+        assert_eq!(
             error("move"),
             "move: expected at least one move, found end of line"
         );
@@ -733,6 +885,12 @@ mod tests {
             "move a2a3 b1b2b3",
             "go depth 5 nodes 1000 wtime 100 btime 200 winc 1 binc 2 infinite",
             "go time 1000 inc 10",
+            "go p1time 1000 p2time 900 p1inc 10 p2inc 10",
+            "ugi",
+            "uginewgame",
+            "query p1turn",
+            "query status",
+            "games",
             "perft 3",
             "bench playouts 50",
             "bench perft",

@@ -4,6 +4,7 @@
 pub mod command;
 pub mod engine;
 pub mod output;
+pub mod reply;
 
 pub use engine::{run, Input};
 pub use output::Output;

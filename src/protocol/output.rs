@@ -1,14 +1,19 @@
-//! The one writer of protocol lines, shared by the input loop and the search
-//! thread so that lines never interleave.
+//! The one writer of protocol lines, shared by the input loop and the
+//! worker thread so that lines never interleave. It writes only typed
+//! replies ([`Reply`]).
 
 use std::io::Write;
+use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::{Arc, Mutex};
 
-use crate::search::{Info, Reporter};
+use super::reply::{InfoItem, InfoLine, Reply, ScoreText};
+use crate::search::{Info, Reporter, Score};
 
 #[derive(Clone)]
 pub struct Output {
     sink: Arc<Mutex<Box<dyn Write + Send>>>,
+    /// Error replies written so far (what a fail-fast run stops at).
+    errors: Arc<AtomicUsize>,
 }
 
 impl Output {
@@ -19,13 +24,23 @@ impl Output {
     pub fn to(sink: Box<dyn Write + Send>) -> Output {
         Output {
             sink: Arc::new(Mutex::new(sink)),
+            errors: Arc::new(AtomicUsize::new(0)),
         }
     }
 
-    /// Writes one line and flushes it, so pipes see it at once. A closed
+    /// How many error replies have been written.
+    pub fn errors(&self) -> usize {
+        self.errors.load(Ordering::Relaxed)
+    }
+
+    /// Writes one reply and flushes it, so pipes see it at once. A closed
     /// stdout is not an error worth dying for: the reader decides to quit.
-    pub fn line(&self, text: &str) {
-        log::debug!("out: {text}");
+    pub fn reply(&self, reply: &Reply) {
+        if matches!(reply, Reply::Error { .. }) {
+            self.errors.fetch_add(1, Ordering::Relaxed);
+        }
+        let text = reply.to_string();
+        log::debug!("out: {}", crate::text::clip(&text));
         let mut sink = self
             .sink
             .lock()
@@ -34,43 +49,56 @@ impl Output {
         let _ = sink.flush();
     }
 
-    /// Writes several lines at once.
-    pub fn lines(&self, text: &str) {
+    /// Free text, one [`Reply::Line`] per line (a board drawing, help).
+    pub fn text(&self, text: &str) {
         for line in text.lines() {
-            self.line(line);
+            self.reply(&Reply::Line(line.to_string()));
         }
     }
 
-    pub fn error(&self, error: &dyn std::fmt::Display) {
-        self.line(&format!("info string error: {error}"));
+    /// `info string error: <command>: <message>`.
+    pub fn error(&self, command: &str, message: &dyn std::fmt::Display) {
+        self.reply(&Reply::error(command, message));
     }
 }
 
-/// Formats search progress as UCI `info` lines.
+/// The search's score as the protocol writes it.
+pub fn score_text(score: Score) -> ScoreText {
+    match score {
+        Score::Cp(cp) => ScoreText::Cp(cp),
+        Score::Win(n) => ScoreText::Win(n),
+        Score::Loss(n) => ScoreText::Loss(n),
+    }
+}
+
+/// Search progress as an `info` line.
+pub fn info_line(info: &Info) -> InfoLine {
+    let mut items = vec![
+        InfoItem::Depth(info.depth),
+        InfoItem::SelDepth(info.seldepth),
+        InfoItem::Score(score_text(info.score)),
+        InfoItem::Nodes(info.nodes),
+        InfoItem::Nps(info.nps()),
+        InfoItem::Time(info.time_ms),
+        InfoItem::HashFull(info.hashfull),
+    ];
+    if !info.pv.is_empty() {
+        items.push(InfoItem::Pv(info.pv.clone()));
+    }
+    InfoLine { items }
+}
+
+/// Formats search progress as protocol `info` lines.
 pub struct InfoWriter {
     pub out: Output,
 }
 
 impl Reporter for InfoWriter {
     fn info(&mut self, info: &Info) {
-        let mut line = format!(
-            "info depth {} seldepth {} score {} nodes {} nps {} time {} hashfull {}",
-            info.depth,
-            info.seldepth,
-            info.score,
-            info.nodes,
-            info.nps(),
-            info.time_ms,
-            info.hashfull
-        );
-        if !info.pv.is_empty() {
-            line.push_str(" pv ");
-            line.push_str(&info.pv.join(" "));
-        }
-        self.out.line(&line);
+        self.out.reply(&Reply::Info(info_line(info)));
     }
 
     fn text(&mut self, text: &str) {
-        self.out.line(&format!("info string {text}"));
+        self.out.reply(&Reply::Remark(text.to_string()));
     }
 }

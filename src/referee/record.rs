@@ -151,7 +151,7 @@ pub fn replay(record: &Record) -> Result<Replayed, RecordError> {
             format!("win {} ({reason})", session.seat_letter_of(seat))
         }
     };
-    let by_rules = ["rules", "no-progress", "repetition"].contains(&record.reason.as_str());
+    let by_rules = entry.is_end_reason(&record.reason);
     match status {
         Status::Over(outcome, reason) if by_rules => {
             let winner = match outcome {
@@ -218,7 +218,7 @@ mod tests {
         bad.moves.push("zz".into());
         assert!(replay(&bad).is_err());
         let mut wrong = sample();
-        wrong.reason = "rules".into();
+        wrong.reason = "tiger-trapped".into();
         wrong.winner = "t".into();
         assert!(replay(&wrong).is_err(), "the game is not over by the rules");
     }

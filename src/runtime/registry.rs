@@ -13,8 +13,17 @@ use crate::games;
 /// What the registry knows of one game without its type.
 pub struct GameEntry {
     pub id: &'static str,
+    /// The game's name for people.
+    pub name: &'static str,
     pub aliases: &'static [&'static str],
     pub options: &'static [OptionSpec],
+    /// Letter and name of every seat the game can have, in turn order.
+    pub seat_letters: &'static [char],
+    pub seat_names: &'static [&'static str],
+    pub has_chance: bool,
+    pub move_syntax: &'static str,
+    /// Why the game's own rules can end it, each with what it means.
+    pub end_reasons: &'static [(&'static str, &'static str)],
     new_session: fn(Ruleset) -> Box<dyn EngineSession>,
     /// Seeded random play checking the invariants of [`super::selfcheck`].
     pub self_check: fn(&Ruleset, u64, u64) -> Result<crate::game::selfcheck::CheckStats, String>,
@@ -24,8 +33,14 @@ impl GameEntry {
     const fn of<G: Game>() -> GameEntry {
         GameEntry {
             id: G::ID,
+            name: G::NAME,
             aliases: G::ALIASES,
             options: G::OPTIONS,
+            seat_letters: G::SEAT_LETTERS,
+            seat_names: G::SEAT_NAMES,
+            has_chance: G::HAS_CHANCE,
+            move_syntax: G::MOVE_SYNTAX,
+            end_reasons: G::END_REASONS,
             new_session: new_session::<G>,
             self_check: crate::game::selfcheck::random_play::<G>,
         }
@@ -59,6 +74,22 @@ impl GameEntry {
             .iter()
             .map(|w| Ruleset::parse(self.options, w).expect("declared values parse"))
             .collect()
+    }
+
+    /// Every reason this game can end for, with what it means: its own,
+    /// then the draw rules that apply to it (repetition only without dice).
+    pub fn all_end_reasons(&self) -> impl Iterator<Item = &'static (&'static str, &'static str)> {
+        let has_chance = self.has_chance;
+        self.end_reasons.iter().chain(
+            crate::game::DRAW_RULE_REASONS
+                .iter()
+                .filter(move |(word, _)| !(has_chance && *word == "repetition")),
+        )
+    }
+
+    /// Whether `word` is a reason this game can end for.
+    pub fn is_end_reason(&self, word: &str) -> bool {
+        self.all_end_reasons().any(|(w, _)| *w == word)
     }
 
     /// `key=v1|v2` for each option, default first.

@@ -1,8 +1,9 @@
-//! The engine loop: input lines become typed commands, executed in order.
+//! The engine loop: input lines become typed commands, executed in order,
+//! answered with typed replies.
 //!
-//! Three threads: one reads input, one runs everything that may take long
-//! ([`worker`]: searches, perft, bench, solving, setting up a new game),
-//! and this one dispatches. While the worker is busy:
+//! Three threads: one reads input ([`input`]), one runs everything that may
+//! take long ([`worker`]: searches, perft, bench, solving, setting up a new
+//! game), and this one dispatches. While the worker is busy:
 //! - `quit` ends the process at once (within [`QUIT_GRACE`]);
 //! - `isready` and `stop` act at once, unless commands are waiting before
 //!   them: then they wait too, so that replies keep the order of the input
@@ -12,12 +13,13 @@
 //! - every other command waits its turn, so a pipeline like
 //!   `go depth 4` / `move ...` / `go depth 4` behaves as written.
 
+mod answers;
+mod input;
 mod options;
 mod worker;
 
-use std::collections::VecDeque;
+use std::collections::{HashMap, VecDeque};
 use std::fmt;
-use std::io::BufRead;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::mpsc::{channel, Receiver, RecvTimeoutError, Sender};
 use std::sync::Arc;
@@ -25,17 +27,20 @@ use std::time::Duration;
 
 use super::command::{parse_line, Command, GoParams, ParseError};
 use super::output::Output;
+use super::reply::{IdField, Reply};
 use crate::game::session::PositionError;
-use crate::game::{Outcome, Status};
-use crate::runtime::registry::{self, GAMES};
+use crate::game::Status;
+use crate::runtime::registry::{self, GameEntry, GAMES};
 use crate::runtime::EngineSession;
 use crate::search::time::{Clock, Request};
 use crate::search::{Limits, Settings, Shared};
-use options::{OptionError, Setting, HASH, MOVE_OVERHEAD, SPINS};
+pub use input::command_lines;
+use options::{OptionError, Setting, HASH, MOVE_OVERHEAD};
 use worker::Job;
 
 pub const NAME: &str = "menagerie";
 pub const VERSION: &str = env!("CARGO_PKG_VERSION");
+pub const AUTHOR: &str = "the menagerie developers";
 
 /// Longest input line read; the rest of a longer line is skipped and the
 /// line rejected, so a runaway writer cannot exhaust memory.
@@ -44,11 +49,25 @@ pub const MAX_LINE: usize = 1 << 20;
 /// exits anyway.
 pub const QUIT_GRACE: Duration = Duration::from_millis(50);
 
+/// Exit status when a command failed in a run that stops at the first
+/// failure (arguments, or `--strict`).
+pub const EXIT_FAILED: i32 = 1;
+/// Exit status after a bug the engine survived (a panic in a search).
+pub const EXIT_BUG: i32 = 101;
+
 /// Where protocol lines come from.
 pub enum Input {
     Stdin,
     /// Lines given on the command line, run in order before exiting.
     Lines(Vec<String>),
+}
+
+/// How a run treats failures.
+#[derive(Clone, Copy, Debug, Default)]
+pub struct RunOptions {
+    /// Stop at the first command answered with an error, with exit status
+    /// [`EXIT_FAILED`].
+    pub fail_fast: bool,
 }
 
 pub(crate) enum Event {
@@ -62,16 +81,16 @@ pub(crate) enum Event {
     JobDone,
 }
 
-#[derive(PartialEq, Eq)]
+#[derive(Clone, Copy, PartialEq, Eq)]
 enum Flow {
     Continue,
     Quit,
 }
 
 /// Problems with a well-formed command that the engine cannot carry out.
+/// Replies name the command; the messages say the rest.
 #[derive(Debug)]
 enum EngineError {
-    Option(OptionError),
     AwaitingRoll,
     NotSolvable(&'static str),
     /// `wtime`/`btime`/`winc`/`binc` in a game of this many seats.
@@ -82,37 +101,37 @@ enum EngineError {
         field: &'static str,
     },
     IncWithoutTime,
-    LineTooLong {
-        bytes: usize,
-        first_word: String,
-    },
+    /// Both names of one clock, `wtime` and `p1time` say.
+    SameClockTwice(&'static str, &'static str),
+    LineTooLong(usize),
 }
 
 impl fmt::Display for EngineError {
     fn fmt(&self, f: &mut fmt::Formatter) -> fmt::Result {
         match self {
-            EngineError::Option(e) => e.fmt(f),
             EngineError::NotSolvable(game) => write!(
                 f,
-                "solve: {game} has too many positions to solve; only games with a solved table can be"
+                "{game} has too many positions to solve; only games with a solved table can be"
             ),
             EngineError::AwaitingRoll => write!(
                 f,
-                "go: the position awaits a die roll; play the roll as a move (r1..r6)"
+                "the position awaits a die roll; play the roll as a move (r1..r6)"
             ),
             EngineError::TwoSeatClocks(seats) => write!(
                 f,
-                "go: wtime, btime, winc and binc are the clocks of a two-seat game and this one has {seats} seats; give time and inc (the clock of the side to move)"
+                "wtime, btime, winc and binc are the clocks of a two-seat game and this one has {seats} seats; give time and inc (the clock of the side to move)"
             ),
             EngineError::NoClockForSide { side, field } => write!(
                 f,
-                "go: no clock for the side to move ({side}); give {field} (or time)"
+                "no clock for the side to move ({side}); give {field} (or time)"
             ),
-            EngineError::IncWithoutTime => write!(f, "go: inc needs time"),
-            EngineError::LineTooLong { bytes, first_word } => write!(
+            EngineError::IncWithoutTime => write!(f, "inc needs time"),
+            EngineError::SameClockTwice(a, b) => {
+                write!(f, "{a} and {b} name the same clock; give one")
+            }
+            EngineError::LineTooLong(bytes) => write!(
                 f,
-                "{}: line of {bytes} bytes is longer than the limit of {MAX_LINE}; skipped",
-                crate::text::Clipped(first_word)
+                "line of {bytes} bytes is longer than the limit of {MAX_LINE}; skipped"
             ),
         }
     }
@@ -135,14 +154,8 @@ struct Running {
     done: Receiver<bool>,
 }
 
-/// A line waiting for the worker, parsed.
-type Pending = Result<Command, LineError>;
-
-/// A line that is an error before it runs (answered in its turn).
-enum LineError {
-    Parse(ParseError),
-    Engine(EngineError),
-}
+/// A line, parsed: a command, or the error it gets in its turn.
+type Pending = Result<Command, Reply>;
 
 struct Engine {
     out: Output,
@@ -152,6 +165,11 @@ struct Engine {
     stop: Arc<AtomicBool>,
     settings: Settings,
     move_overhead_ms: u64,
+    /// The ruleset words of each game, as `UCI_Variant` and the
+    /// `<game>.<key>` options (or the last `newgame`) chose them.
+    rules: HashMap<&'static str, Vec<String>>,
+    /// A UGI session (`ugi`): options and games as UGI sees them.
+    ugi: bool,
     jobs: Sender<(Job, Sender<bool>)>,
     running: Option<Running>,
     /// The notation (`None`: the start) the current position was set from
@@ -160,18 +178,24 @@ struct Engine {
     base: Option<Option<String>>,
     pending: VecDeque<Pending>,
     input_closed: bool,
+    options: RunOptions,
     /// A job hit a bug, reported through the exit status.
     bug: bool,
 }
 
 /// Runs the protocol until `quit` or the end of input; returns the exit
-/// status: 0, or 101 after a bug (a panic the engine survived).
+/// status: 0, or [`EXIT_BUG`] after a bug (a panic the engine survived).
 pub fn run(input: Input, out: Output) -> i32 {
+    run_with(input, out, RunOptions::default())
+}
+
+/// [`run`], stopping at the first failed command if `options` say so.
+pub fn run_with(input: Input, out: Output, options: RunOptions) -> i32 {
     let (events, inbox) = channel();
     match input {
         Input::Stdin => {
             let events = events.clone();
-            std::thread::spawn(move || read_lines(std::io::stdin().lock(), &events));
+            std::thread::spawn(move || input::read_lines(std::io::stdin().lock(), &events));
         }
         Input::Lines(lines) => {
             for line in lines {
@@ -180,79 +204,26 @@ pub fn run(input: Input, out: Output) -> i32 {
             let _ = events.send(Event::Eof);
         }
     }
-    let mut engine = Engine::new(out, events);
+    let mut engine = Engine::new(out, events, options);
     for event in inbox {
         let flow = match event {
             Event::Line(line) => engine.on_line(&line),
-            Event::TooLong { bytes, first_word } => {
-                engine.on_parsed(Err(LineError::Engine(EngineError::LineTooLong {
-                    bytes,
-                    first_word,
-                })))
-            }
+            Event::TooLong { bytes, first_word } => engine.on_parsed(Err(Reply::error(
+                crate::text::clip(&first_word),
+                EngineError::LineTooLong(bytes),
+            ))),
             Event::Eof => engine.on_eof(),
             Event::JobDone => engine.on_job_done(),
         };
-        if flow == Flow::Quit {
+        if flow == Flow::Quit || engine.must_stop() {
             break;
         }
     }
     engine.quit()
 }
 
-/// Sends each input line as an event; lines are cut at [`MAX_LINE`] bytes
-/// and bytes that are not UTF-8 still make a line, which the parser then
-/// rejects with a clear error.
-fn read_lines(mut reader: impl BufRead, events: &Sender<Event>) {
-    let mut line = Vec::new();
-    loop {
-        line.clear();
-        let mut length = 0usize;
-        let ended = loop {
-            let chunk = match reader.fill_buf() {
-                Ok(chunk) => chunk,
-                Err(e) if e.kind() == std::io::ErrorKind::Interrupted => continue,
-                Err(_) => break true,
-            };
-            if chunk.is_empty() {
-                break true;
-            }
-            let (piece, newline) = match chunk.iter().position(|&b| b == b'\n') {
-                Some(i) => (&chunk[..i], true),
-                None => (chunk, false),
-            };
-            if line.len() < MAX_LINE {
-                let room = MAX_LINE - line.len();
-                line.extend_from_slice(&piece[..piece.len().min(room)]);
-            }
-            length += piece.len();
-            let used = piece.len() + usize::from(newline);
-            reader.consume(used);
-            if newline {
-                break false;
-            }
-        };
-        if length == 0 && ended {
-            break;
-        }
-        let event = if length > MAX_LINE {
-            let kept = String::from_utf8_lossy(&line);
-            Event::TooLong {
-                bytes: length,
-                first_word: kept.split_whitespace().next().unwrap_or("").to_string(),
-            }
-        } else {
-            Event::Line(String::from_utf8_lossy(&line).into_owned())
-        };
-        if events.send(event).is_err() || ended {
-            break;
-        }
-    }
-    let _ = events.send(Event::Eof);
-}
-
 impl Engine {
-    fn new(out: Output, events: Sender<Event>) -> Engine {
+    fn new(out: Output, events: Sender<Event>, options: RunOptions) -> Engine {
         let (jobs, inbox) = channel();
         let worker_out = out.clone();
         std::thread::Builder::new()
@@ -272,11 +243,27 @@ impl Engine {
             stop,
             settings: options::default_settings(),
             move_overhead_ms: MOVE_OVERHEAD.default,
+            rules: HashMap::new(),
+            ugi: false,
             running: None,
             pending: VecDeque::new(),
             input_closed: false,
+            options,
             bug: false,
         }
+    }
+
+    fn reply(&mut self, reply: Reply) {
+        self.out.reply(&reply);
+    }
+
+    fn error(&mut self, command: &str, message: impl fmt::Display) {
+        self.reply(Reply::error(command, message));
+    }
+
+    /// Whether a fail-fast run has met its failure.
+    fn must_stop(&self) -> bool {
+        self.options.fail_fast && self.out.errors() > 0
     }
 
     fn on_line(&mut self, line: &str) -> Flow {
@@ -285,7 +272,7 @@ impl Engine {
         match parse_line(line) {
             Ok(None) => Flow::Continue,
             Ok(Some(command)) => self.on_parsed(Ok(command)),
-            Err(e) => self.on_parsed(Err(LineError::Parse(e))),
+            Err(e) => self.on_parsed(Err(parse_error(&e))),
         }
     }
 
@@ -312,7 +299,7 @@ impl Engine {
         match parsed {
             Ok(Command::Quit) => Some(Flow::Quit),
             Ok(Command::IsReady) if busy != Busy::Setup => {
-                self.out.line("readyok");
+                self.reply(Reply::ReadyOk);
                 Some(Flow::Continue)
             }
             Ok(Command::Stop) if busy != Busy::Setup => {
@@ -326,18 +313,12 @@ impl Engine {
     fn handle(&mut self, parsed: Pending) -> Flow {
         match parsed {
             Ok(command) => self.execute(command),
-            Err(LineError::Parse(e)) => {
-                self.out.error(&e);
+            Err(error) => {
                 // Every `go` gets its `bestmove`, a malformed one too.
-                if e.command() == Some("go") {
-                    self.out.line("bestmove (none)");
-                }
-                Flow::Continue
-            }
-            Err(LineError::Engine(e)) => {
-                self.out.error(&e);
-                if matches!(&e, EngineError::LineTooLong { first_word, .. } if first_word == "go") {
-                    self.out.line("bestmove (none)");
+                let go = matches!(&error, Reply::Error { command, .. } if command == "go");
+                self.reply(error);
+                if go {
+                    self.reply(Reply::BestMove(None));
                 }
                 Flow::Continue
             }
@@ -362,10 +343,13 @@ impl Engine {
     fn on_job_done(&mut self) -> Flow {
         self.collect_job(None);
         while let Some(parsed) = self.pending.pop_front() {
+            if self.must_stop() {
+                return Flow::Quit;
+            }
             if self.running.is_some() {
                 match self.urgent(&parsed) {
-                    Some(flow) if flow == Flow::Quit => return flow,
-                    Some(_) => continue,
+                    Some(Flow::Quit) => return Flow::Quit,
+                    Some(Flow::Continue) => continue,
                     None => {
                         self.pending.push_front(parsed);
                         return Flow::Continue;
@@ -417,7 +401,9 @@ impl Engine {
         }
         if self.bug {
             log::error!("the engine hit a bug (a panic it survived)");
-            101
+            EXIT_BUG
+        } else if self.must_stop() {
+            EXIT_FAILED
         } else {
             0
         }
@@ -430,7 +416,7 @@ impl Engine {
             // The worker is gone, which only a bug can cause.
             self.bug = true;
             if matches!(busy, Busy::Search { .. }) {
-                self.out.line("bestmove (none)");
+                self.reply(Reply::BestMove(None));
             }
             return;
         }
@@ -446,31 +432,31 @@ impl Engine {
     }
 
     fn execute(&mut self, command: Command) -> Flow {
+        let name = command.name();
         match command {
-            Command::Uci => self.uci(),
-            Command::IsReady => self.out.line("readyok"),
-            Command::SetOption { name, value } => {
-                if let Err(e) = self.set_option(&name, value.as_deref()) {
-                    self.out.error(&EngineError::Option(e));
+            Command::Uci => self.identify(false),
+            Command::Ugi => self.identify(true),
+            Command::IsReady => self.reply(Reply::ReadyOk),
+            Command::SetOption {
+                name: option,
+                value,
+            } => {
+                if let Err(e) = self.set_option(&option, value.as_deref()) {
+                    self.error(name, e);
                 }
             }
             Command::NewGame { game, options } => {
                 match registry::new_session_named(&game, &options) {
-                    Ok(session) => {
-                        self.session = session;
-                        self.base = Some(None);
-                        self.setup(true);
-                    }
-                    Err(e) => self.out.error(&e),
+                    Ok(session) => self.new_game(session),
+                    Err(e) => self.error(name, e),
                 }
             }
-            Command::UciNewGame => self.setup(false),
+            Command::UciNewGame | Command::UgiNewGame => self.setup(false),
             Command::Position { notation, moves } => self.position(notation, moves),
-            Command::Move { moves } => {
-                if let Err(e) = self.session.play_moves(&moves) {
-                    self.out.error(&e);
-                }
-            }
+            Command::Move { moves } => match self.session.play_moves(&moves) {
+                Ok(()) => self.announce_end(),
+                Err(e) => self.error(name, e),
+            },
             Command::Go(params) => self.go(&params),
             Command::Perft { depth } => {
                 self.arm_stop(false);
@@ -483,13 +469,22 @@ impl Engine {
             }
             Command::Stop => {}
             Command::Quit => return Flow::Quit,
-            Command::Display => self.display(),
+            Command::Display => {
+                for reply in answers::display(self.session.as_ref()) {
+                    self.reply(reply);
+                }
+            }
             Command::Legal => {
-                let moves = self.session.legal_moves();
-                if moves.is_empty() {
-                    self.out.line("legal");
-                } else {
-                    self.out.line(&format!("legal {}", moves.join(" ")));
+                let reply = answers::legal(self.session.as_ref());
+                self.reply(reply);
+            }
+            Command::Query(question) => match answers::query(self.session.as_ref(), question) {
+                Ok(reply) => self.reply(reply),
+                Err(e) => self.error(name, e),
+            },
+            Command::Games => {
+                for reply in answers::catalogue() {
+                    self.reply(reply);
                 }
             }
             Command::Solve => {
@@ -506,9 +501,45 @@ impl Engine {
                 };
                 self.start(job, Busy::Work);
             }
-            Command::Help => self.help(),
+            Command::Help => {
+                for reply in answers::help() {
+                    self.reply(reply);
+                }
+            }
         }
         Flow::Continue
+    }
+
+    /// `uci` or `ugi`: identity, options, then `uciok` or `ugiok`.
+    fn identify(&mut self, ugi: bool) {
+        self.ugi = ugi;
+        self.reply(Reply::Id {
+            field: IdField::Name,
+            value: format!("{NAME} {VERSION}"),
+        });
+        self.reply(Reply::Id {
+            field: IdField::Author,
+            value: AUTHOR.to_string(),
+        });
+        for option in options::listed(ugi) {
+            self.reply(Reply::Option(option));
+        }
+        self.reply(if ugi { Reply::UgiOk } else { Reply::UciOk });
+    }
+
+    /// Makes `session` the game, remembers its ruleset for the options,
+    /// and sets it up on the worker.
+    fn new_game(&mut self, session: Box<dyn EngineSession>) {
+        let words = session
+            .ruleset()
+            .to_string()
+            .split_whitespace()
+            .map(String::from)
+            .collect();
+        self.rules.insert(session.game_id(), words);
+        self.session = session;
+        self.base = Some(None);
+        self.setup(true);
     }
 
     /// Empties the table and, for a new game, builds what its search wants,
@@ -520,6 +551,14 @@ impl Engine {
             shared: Arc::clone(&self.shared),
         };
         self.start(job, Busy::Setup);
+    }
+
+    /// After a `position` or `move` that ends the game: one line with the
+    /// result and the reason.
+    fn announce_end(&mut self) {
+        if let Some(over) = answers::game_over(self.session.as_ref()) {
+            self.reply(over);
+        }
     }
 
     fn position(&mut self, notation: Option<String>, moves: Vec<String>) {
@@ -545,25 +584,16 @@ impl Engine {
             self.session.set_position(notation.as_deref(), &moves)
         };
         match result {
-            Ok(()) => self.base = Some(notation),
-            Err(e) => self.out.error(&e),
+            Ok(()) => {
+                self.base = Some(notation);
+                self.announce_end();
+            }
+            Err(e) => self.error("position", e),
         }
-    }
-
-    fn uci(&self) {
-        self.out.line(&format!("id name {NAME} {VERSION}"));
-        self.out.line("id author the menagerie developers");
-        for spin in SPINS {
-            self.out.line(&format!(
-                "option name {} type spin default {} min {} max {}",
-                spin.name, spin.default, spin.min, spin.max
-            ));
-        }
-        self.out.line("uciok");
     }
 
     fn set_option(&mut self, name: &str, value: Option<&str>) -> Result<(), OptionError> {
-        match options::parse(name, value)? {
+        match options::parse(name, value, self.ugi)? {
             Setting::Hash(mib) => {
                 let shared = Shared::try_with_stop(mib, Arc::clone(&self.stop))
                     .map_err(OptionError::NoMemory)?;
@@ -574,25 +604,41 @@ impl Engine {
             Setting::Seed(n) => self.settings.seed = n,
             Setting::MoveOverhead(ms) => self.move_overhead_ms = ms,
             Setting::Tuned => {}
+            Setting::Variant(game) => self.switch_to(game, None),
+            Setting::Rule { game, word } => self.switch_to(game, Some(word)),
         }
         Ok(())
     }
 
+    /// Chooses `game` (after changing one ruleset option of it): a new
+    /// game at its start, unless the option belongs to another game, which
+    /// then only remembers it.
+    fn switch_to(&mut self, game: &'static GameEntry, word: Option<String>) {
+        let words = self.rules.entry(game.id).or_default();
+        if let Some(word) = word {
+            let key = word.split('=').next().unwrap_or("").to_string();
+            words.retain(|w| w.split('=').next() != Some(key.as_str()));
+            words.push(word);
+            if self.session.game_id() != game.id {
+                return;
+            }
+        }
+        let session = game
+            .session(words)
+            .expect("option values come from the game's own list");
+        self.new_game(session);
+    }
+
     fn go(&mut self, params: &GoParams) {
         match self.session.status() {
-            Status::Over(outcome, reason) => {
-                let result = match outcome {
-                    Outcome::Draw => "draw".to_string(),
-                    Outcome::Win(seat) => format!("win {}", self.session.seat_letter_of(seat)),
-                };
-                self.out
-                    .line(&format!("info string game over: {result} ({reason})"));
-                self.out.line("bestmove (none)");
+            Status::Over(..) => {
+                self.announce_end();
+                self.reply(Reply::BestMove(None));
                 return;
             }
             Status::Ongoing if self.session.awaiting_chance() => {
-                self.out.error(&EngineError::AwaitingRoll);
-                self.out.line("bestmove (none)");
+                self.error("go", EngineError::AwaitingRoll);
+                self.reply(Reply::BestMove(None));
                 return;
             }
             Status::Ongoing => {}
@@ -600,8 +646,8 @@ impl Engine {
         let request = match self.request(params) {
             Ok(request) => request,
             Err(e) => {
-                self.out.error(&e);
-                self.out.line("bestmove (none)");
+                self.error("go", e);
+                self.reply(Reply::BestMove(None));
                 return;
             }
         };
@@ -619,11 +665,21 @@ impl Engine {
     }
 
     /// What `go` asks of the search, with the clock of the side to move:
-    /// `time`/`inc` in any game, or in a two-seat game `wtime`/`winc` for
-    /// the first seat of the seat order and `btime`/`binc` for the second.
+    /// `time`/`inc` in any game, or in a two-seat game `wtime`/`winc` (UGI:
+    /// `p1time`/`p1inc`) for the first seat of the seat order and
+    /// `btime`/`binc` (`p2time`/`p2inc`) for the second.
     fn request(&self, go: &GoParams) -> Result<Request, EngineError> {
+        let either =
+            |a: Option<u64>, b: Option<u64>, names: (&'static str, &'static str)| match (a, b) {
+                (Some(_), Some(_)) => Err(EngineError::SameClockTwice(names.0, names.1)),
+                (a, b) => Ok(a.or(b)),
+            };
+        let wtime = either(go.wtime, go.p1time, ("wtime", "p1time"))?;
+        let btime = either(go.btime, go.p2time, ("btime", "p2time"))?;
+        let winc = either(go.winc, go.p1inc, ("winc", "p1inc"))?;
+        let binc = either(go.binc, go.p2inc, ("binc", "p2inc"))?;
         let (seat_order, seats) = self.session.seat_order();
-        let two_seat_fields = [go.wtime, go.btime, go.winc, go.binc];
+        let two_seat_fields = [wtime, btime, winc, binc];
         let clock = match go.time {
             Some(time_ms) => Some((time_ms, go.inc.unwrap_or(0))),
             None if go.inc.is_some() => return Err(EngineError::IncWithoutTime),
@@ -632,9 +688,9 @@ impl Engine {
             }
             None => {
                 let (time, inc, field) = if seat_order == 0 {
-                    (go.wtime, go.winc, "wtime")
+                    (wtime, winc, "wtime")
                 } else {
-                    (go.btime, go.binc, "btime")
+                    (btime, binc, "btime")
                 };
                 match time {
                     Some(time_ms) => Some((time_ms, inc.unwrap_or(0))),
@@ -660,60 +716,18 @@ impl Engine {
             infinite: go.infinite,
         })
     }
-
-    fn display(&self) {
-        self.out.lines(&self.session.draw());
-        let status = self.session.status();
-        let ruleset = self.session.ruleset().to_string();
-        if ruleset.is_empty() {
-            self.out.line(&format!("Game: {}", self.session.game_id()));
-        } else {
-            self.out
-                .line(&format!("Game: {} {ruleset}", self.session.game_id()));
-        }
-        self.out
-            .line(&format!("Notation: {}", self.session.notation()));
-        self.out
-            .line(&format!("Side: {}", self.session.side_letter()));
-        let status = match status {
-            Status::Ongoing => "ongoing".to_string(),
-            Status::Over(Outcome::Draw, _) => "draw".to_string(),
-            Status::Over(Outcome::Win(seat), _) => {
-                format!("win {}", self.session.seat_letter_of(seat))
-            }
-        };
-        self.out.line(&format!("Status: {status}"));
-    }
-
-    fn help(&self) {
-        self.out.lines(HELP);
-        self.out.line("Games:");
-        for game in GAMES {
-            let mut line = format!("  {}", game.id);
-            if !game.aliases.is_empty() {
-                line.push_str(&format!(" (also {})", game.aliases.join(", ")));
-            }
-            if !game.options.is_empty() {
-                line.push_str(&format!(": {}", game.options_summary()));
-            }
-            self.out.line(&line);
-        }
-    }
 }
 
-const HELP: &str = "\
-Commands (see protocol.md):
-  uci | isready | ucinewgame | quit | stop
-  setoption name <Hash|Threads|Skill|Seed|Move Overhead> value <n>
-  newgame <game> [key=value ...]     select a game and ruleset, start position
-  position startpos|fen <notation> [moves <m> ...]
-  move <m> [<m> ...]                 play moves on the current position
-  go [depth n] [nodes n] [movetime ms] [wtime ms] [btime ms] [winc ms] [binc ms]
-     [time ms] [inc ms] [movestogo n] [infinite]
-  go perft <n> | perft <n>           count leaf nodes, split by root move
-  legal                              list the legal moves
-  solve                              exact value of the position and each move (solvable games)
-  d                                  draw the board, notation, side and status
-  bench [search|perft|playouts [n]|threads [n]]
-                                     speed measurements
-  help";
+/// A line that is not a command, as the engine answers it.
+fn parse_error(e: &ParseError) -> Reply {
+    e.reply()
+}
+
+/// The games `ugi` can choose, for the docs and tests.
+pub fn ugi_games() -> Vec<&'static str> {
+    GAMES
+        .iter()
+        .filter(|g| options::in_ugi(g))
+        .map(|g| g.id)
+        .collect()
+}

@@ -1,8 +1,14 @@
-//! The engine options of `uci` and `setoption`.
+//! The engine options of `uci`, `ugi` and `setoption`: the search's
+//! numbers, and the game and ruleset (`UCI_Variant` and one option per
+//! ruleset option, `<game>.<key>`, as Fairy-Stockfish chooses variants), so
+//! that GUIs and match runners that know only UCI or UGI can pick a game.
 
 use std::fmt;
 
+use crate::protocol::reply::{OptionKind, OptionLine};
+use crate::runtime::registry::{self, GameEntry, GAMES};
 use crate::search::Settings;
+use crate::text::Clipped;
 
 /// A numeric engine option as `uci` lists it.
 pub struct Spin {
@@ -46,6 +52,49 @@ pub const MOVE_OVERHEAD: Spin = Spin {
 };
 pub const SPINS: [&Spin; 5] = [&HASH, &THREADS, &SKILL, &SEED, &MOVE_OVERHEAD];
 
+/// The option that chooses the game, named as Fairy-Stockfish names it.
+pub const VARIANT: &str = "UCI_Variant";
+
+/// Whether a game can be played over UGI: two seats and no dice.
+pub fn in_ugi(game: &GameEntry) -> bool {
+    !game.has_chance && game.seat_letters.len() == 2
+}
+
+/// The options `uci` (every game) or `ugi` (the games UGI can play) lists.
+pub fn listed(ugi: bool) -> Vec<OptionLine> {
+    let mut lines: Vec<OptionLine> = SPINS
+        .iter()
+        .map(|spin| OptionLine {
+            name: spin.name.to_string(),
+            kind: OptionKind::Spin {
+                default: spin.default as i64,
+                min: spin.min as i64,
+                max: spin.max as i64,
+            },
+        })
+        .collect();
+    let games: Vec<&GameEntry> = GAMES.iter().filter(|g| !ugi || in_ugi(g)).collect();
+    lines.push(OptionLine {
+        name: VARIANT.to_string(),
+        kind: OptionKind::Combo {
+            default: games[0].id.to_string(),
+            values: games.iter().map(|g| g.id.to_string()).collect(),
+        },
+    });
+    for game in games {
+        for option in game.options {
+            lines.push(OptionLine {
+                name: format!("{}.{}", game.id, option.key),
+                kind: OptionKind::Combo {
+                    default: option.values[0].to_string(),
+                    values: option.values.iter().map(|v| v.to_string()).collect(),
+                },
+            });
+        }
+    }
+    lines
+}
+
 /// A `setoption` that cannot be carried out.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub enum OptionError {
@@ -59,17 +108,48 @@ pub enum OptionError {
     NeedsValue(&'static str),
     /// The table size the machine cannot give, and why.
     NoMemory(crate::search::tt::TableError),
+    /// Not a game id, or (`ugi`) a game UGI cannot play.
+    Variant {
+        value: String,
+        ugi: bool,
+    },
+    /// A ruleset option's value that the game does not have.
+    RuleValue {
+        option: String,
+        value: String,
+        allowed: String,
+    },
 }
 
 impl fmt::Display for OptionError {
     fn fmt(&self, f: &mut fmt::Formatter) -> fmt::Result {
-        use crate::text::Clipped;
         match self {
             OptionError::Unknown(name) => write!(
                 f,
-                "unknown option '{}' (known: {})",
+                "unknown option '{}' (known: {}, {VARIANT}, <game>.<ruleset option>)",
                 Clipped(name),
                 SPINS.iter().map(|s| s.name).collect::<Vec<_>>().join(", ")
+            ),
+            OptionError::Variant { value, ugi: false } => write!(
+                f,
+                "option {VARIANT}: unknown game '{}' (known: {})",
+                Clipped(value),
+                GAMES.iter().map(|g| g.id).collect::<Vec<_>>().join(", ")
+            ),
+            OptionError::Variant { value, ugi: true } => write!(
+                f,
+                "option {VARIANT}: '{}' is not a game UGI can play (two seats, no dice: {}); use uci for every game",
+                Clipped(value),
+                GAMES.iter().filter(|g| in_ugi(g)).map(|g| g.id).collect::<Vec<_>>().join(", ")
+            ),
+            OptionError::RuleValue {
+                option,
+                value,
+                allowed,
+            } => write!(
+                f,
+                "option {option} needs one of {allowed}, not '{}'",
+                Clipped(value)
             ),
             OptionError::Value {
                 name,
@@ -96,10 +176,30 @@ pub enum Setting {
     MoveOverhead(u64),
     /// A tuning weight, already set (they are process-wide).
     Tuned,
+    Variant(&'static GameEntry),
+    /// A ruleset option of a game, as a `key=value` word.
+    Rule {
+        game: &'static GameEntry,
+        word: String,
+    },
 }
 
-/// Checks `setoption name <name> value <value>`.
-pub fn parse(name: &str, value: Option<&str>) -> Result<Setting, OptionError> {
+/// Checks `setoption name <name> value <value>`; in a UGI session the
+/// games are those UGI can play.
+pub fn parse(name: &str, value: Option<&str>, ugi: bool) -> Result<Setting, OptionError> {
+    if name.eq_ignore_ascii_case(VARIANT) {
+        let text = value.ok_or(OptionError::NeedsValue(VARIANT))?;
+        let game = registry::find(text)
+            .filter(|g| !ugi || in_ugi(g))
+            .ok_or_else(|| OptionError::Variant {
+                value: text.to_string(),
+                ugi,
+            })?;
+        return Ok(Setting::Variant(game));
+    }
+    if let Some(setting) = rule(name, value)? {
+        return Ok(setting);
+    }
     if let Some(param) = name
         .get(..5)
         .filter(|prefix| prefix.eq_ignore_ascii_case("tune."))
@@ -140,6 +240,38 @@ pub fn parse(name: &str, value: Option<&str>) -> Result<Setting, OptionError> {
         "Move Overhead" => Setting::MoveOverhead(number),
         other => unreachable!("option {other} is listed but not handled"),
     })
+}
+
+/// `<game>.<key>` with a value the game's option has.
+fn rule(name: &str, value: Option<&str>) -> Result<Option<Setting>, OptionError> {
+    let Some((id, key)) = name.split_once('.') else {
+        return Ok(None);
+    };
+    let Some(game) = GAMES.iter().find(|g| g.id.eq_ignore_ascii_case(id)) else {
+        return Ok(None);
+    };
+    let Some(option) = game
+        .options
+        .iter()
+        .find(|o| o.key.eq_ignore_ascii_case(key))
+    else {
+        return Ok(None);
+    };
+    let listed_name = format!("{}.{}", game.id, option.key);
+    let text = value.ok_or(OptionError::NeedsValue(option.key))?;
+    let chosen = option
+        .values
+        .iter()
+        .find(|v| v.eq_ignore_ascii_case(text))
+        .ok_or_else(|| OptionError::RuleValue {
+            option: listed_name,
+            value: text.to_string(),
+            allowed: option.values.join("|"),
+        })?;
+    Ok(Some(Setting::Rule {
+        game,
+        word: format!("{}={chosen}", option.key),
+    }))
 }
 
 /// Settings of a new engine, by the options' defaults.

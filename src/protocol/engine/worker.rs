@@ -9,6 +9,7 @@ use std::sync::mpsc::{Receiver, Sender};
 use std::sync::Arc;
 
 use super::super::output::{InfoWriter, Output};
+use super::super::reply::Reply;
 use super::Event;
 use crate::bench::BenchKind;
 use crate::runtime::EngineSession;
@@ -72,30 +73,38 @@ fn execute(job: Job, out: &Output) -> bool {
             stop,
         } => {
             let mut counted = 0;
-            let total = session.perft_divide(depth, &stop, &mut |mv, n| {
+            let total = session.perft_divide(depth, &stop, &mut |mv, nodes| {
                 counted += 1;
-                out.line(&format!("{mv}: {n}"));
+                out.reply(&Reply::PerftMove {
+                    mv: mv.to_string(),
+                    nodes,
+                });
             });
             match total {
                 Some(total) => {
-                    out.line("");
-                    out.line(&format!("Nodes searched: {total}"));
+                    out.reply(&Reply::Line(String::new()));
+                    out.reply(&Reply::NodesSearched(total));
                 }
-                None => out.line(&format!(
-                    "info string perft stopped: {counted} of {} root moves counted",
+                None => out.reply(&Reply::Remark(format!(
+                    "perft stopped: {counted} of {} root moves counted",
                     session.legal_moves().len()
-                )),
+                ))),
             }
         }
-        Job::Bench { kind, stop } => crate::bench::run(kind, &stop, &mut |line| out.line(line)),
+        Job::Bench { kind, stop } => {
+            crate::bench::run(kind, &stop, &mut |line| out.reply(&Reply::parse(line)))
+        }
         Job::Solve { session } => match session.solve() {
-            None => out.error(&super::EngineError::NotSolvable(session.game_id())),
+            None => out.error("solve", &super::EngineError::NotSolvable(session.game_id())),
             Some((value, moves)) => {
                 for (mv, value) in moves {
-                    out.line(&format!("{mv}: {value}"));
+                    out.reply(&Reply::Solved {
+                        mv: Some(mv),
+                        value,
+                    });
                 }
-                out.line("");
-                out.line(&format!("Value: {value}"));
+                out.reply(&Reply::Line(String::new()));
+                out.reply(&Reply::Solved { mv: None, value });
             }
         },
         Job::Setup {
@@ -130,8 +139,9 @@ fn search(
     let (best, bug) = match result {
         Ok(result) => (result.best, false),
         Err(_) => {
-            out.line(
-                "info string error: go: the search failed (a bug); playing the first legal move",
+            out.error(
+                "go",
+                &"the search failed (a bug); playing the first legal move",
             );
             (None, true)
         }
@@ -143,9 +153,6 @@ fn search(
             std::thread::sleep(std::time::Duration::from_millis(2));
         }
     }
-    match best {
-        Some(mv) => out.line(&format!("bestmove {mv}")),
-        None => out.line("bestmove (none)"),
-    }
+    out.reply(&Reply::BestMove(best));
     bug
 }

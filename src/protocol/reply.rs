@@ -1,0 +1,728 @@
+//! Every line the engine writes, typed: [`Reply`] parses a line and prints
+//! back to the same line (tested). The engine writes only replies; the
+//! referee, the fake test engine and the GUI server read engines' lines
+//! only through [`Reply::parse`]. Lines of other engines parse too (an
+//! `info` line with fields in another order, `score mate 3`): what is not
+//! understood is kept as it came.
+
+use std::fmt;
+
+/// One line from an engine.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum Reply {
+    /// `id name <text>` / `id author <text>`.
+    Id {
+        field: IdField,
+        value: String,
+    },
+    /// `option name <name> type <kind> ...`.
+    Option(OptionLine),
+    UciOk,
+    UgiOk,
+    ReadyOk,
+    /// Search progress: `info depth ... pv ...`.
+    Info(InfoLine),
+    /// `info string error: <command>: <message>`: the command that failed
+    /// and why.
+    Error {
+        command: String,
+        message: String,
+    },
+    /// `info string game over: <result> (<reason>)`.
+    GameOver {
+        result: GameResult,
+        reason: String,
+    },
+    /// `info string <text>`: any other remark.
+    Remark(String),
+    /// `bestmove <move>`, or `bestmove (none)` when there is none.
+    BestMove(Option<String>),
+    /// `response <answer>`: the answer to `query`.
+    Response(String),
+    /// `legal <moves...>`.
+    Legal(Vec<String>),
+    /// One root move of `perft`: `<move>: <count>`.
+    PerftMove {
+        mv: String,
+        nodes: u64,
+    },
+    /// The end of `perft`: `Nodes searched: <count>`.
+    NodesSearched(u64),
+    /// One move of `solve` (`<move>: <value>`) or, without a move, the
+    /// position's value (`Value: <value>`).
+    Solved {
+        mv: Option<String>,
+        value: String,
+    },
+    /// A field of `d`: `Game: ...`, `Notation: ...`, `Side: ...`, `Status: ...`.
+    Field {
+        key: FieldKey,
+        value: String,
+    },
+    /// One fact of the `games` catalogue: `game <id> <fact>`.
+    Catalogue {
+        game: String,
+        fact: GameFact,
+    },
+    /// The end of the catalogue.
+    GamesOk,
+    /// Any other line: the board drawing of `d`, `help`, `bench`.
+    Line(String),
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum IdField {
+    Name,
+    Author,
+}
+
+/// `win <seat letter>` or `draw`.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum GameResult {
+    Win(char),
+    Draw,
+}
+
+/// The fields of `d` that have a type.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum FieldKey {
+    Game,
+    Notation,
+    Side,
+    Status,
+}
+
+impl FieldKey {
+    const ALL: [FieldKey; 4] = [
+        FieldKey::Game,
+        FieldKey::Notation,
+        FieldKey::Side,
+        FieldKey::Status,
+    ];
+
+    fn word(self) -> &'static str {
+        match self {
+            FieldKey::Game => "Game",
+            FieldKey::Notation => "Notation",
+            FieldKey::Side => "Side",
+            FieldKey::Status => "Status",
+        }
+    }
+}
+
+/// An engine option as `uci` and `ugi` list it.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct OptionLine {
+    pub name: String,
+    pub kind: OptionKind,
+}
+
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum OptionKind {
+    Spin {
+        default: i64,
+        min: i64,
+        max: i64,
+    },
+    Combo {
+        default: String,
+        values: Vec<String>,
+    },
+    Check {
+        default: bool,
+    },
+    String {
+        default: String,
+    },
+    Button,
+}
+
+/// A fact of the game catalogue.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum GameFact {
+    /// `name <words>`: the game's name for people.
+    Name(String),
+    /// `aliases <a> <b> ...` (none: `aliases`).
+    Aliases(Vec<String>),
+    /// `chance yes|no`: whether the game has dice.
+    Chance(bool),
+    /// `seat <letter> <Name>`, one per seat, in turn order.
+    Seat { letter: char, name: String },
+    /// `option <key> default <value> values <v1> <v2> ...`.
+    Option {
+        key: String,
+        default: String,
+        values: Vec<String>,
+    },
+    /// `moves <syntax>`: how moves are written.
+    Moves(String),
+    /// `end <reason> <meaning>`: a reason the game's rules end it for.
+    End { reason: String, meaning: String },
+}
+
+/// The search's score as lines carry it.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum ScoreText {
+    Cp(i32),
+    /// The side to move wins with its N-th move.
+    Win(u32),
+    /// The side to move loses after N moves of its own.
+    Loss(u32),
+    /// UCI engines' mate score: positive for a win in N moves.
+    Mate(i32),
+}
+
+/// One field of an `info` line, in the order the engine gave them.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum InfoItem {
+    Depth(u32),
+    SelDepth(u32),
+    Score(ScoreText),
+    Nodes(u64),
+    Nps(u64),
+    Time(u64),
+    HashFull(u32),
+    /// The principal variation; always the last field.
+    Pv(Vec<String>),
+    /// A word not understood here (`tthits`, `lowerbound`, `currmove`...).
+    Other(String),
+}
+
+/// An `info` line of search progress.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct InfoLine {
+    pub items: Vec<InfoItem>,
+}
+
+impl InfoLine {
+    pub fn depth(&self) -> Option<u32> {
+        self.items.iter().find_map(|i| match i {
+            InfoItem::Depth(d) => Some(*d),
+            _ => None,
+        })
+    }
+
+    pub fn score(&self) -> Option<ScoreText> {
+        self.items.iter().find_map(|i| match i {
+            InfoItem::Score(s) => Some(*s),
+            _ => None,
+        })
+    }
+
+    pub fn nodes(&self) -> Option<u64> {
+        self.items.iter().find_map(|i| match i {
+            InfoItem::Nodes(n) => Some(*n),
+            _ => None,
+        })
+    }
+
+    pub fn pv(&self) -> &[String] {
+        self.items
+            .iter()
+            .find_map(|i| match i {
+                InfoItem::Pv(pv) => Some(pv.as_slice()),
+                _ => None,
+            })
+            .unwrap_or(&[])
+    }
+}
+
+const ERROR_PREFIX: &str = "info string error: ";
+const GAME_OVER_PREFIX: &str = "info string game over: ";
+
+impl Reply {
+    /// Reads one line (without its line end). Never fails: a line of no
+    /// known form is [`Reply::Line`].
+    pub fn parse(line: &str) -> Reply {
+        parse(line).unwrap_or_else(|| Reply::Line(line.to_string()))
+    }
+
+    /// An error reply for `command`.
+    pub fn error(command: impl Into<String>, message: impl fmt::Display) -> Reply {
+        Reply::Error {
+            command: command.into(),
+            message: message.to_string(),
+        }
+    }
+}
+
+fn parse(line: &str) -> Option<Reply> {
+    let words: Vec<&str> = line.split(' ').collect();
+    // Only lines in the canonical spacing have a type, so that printing
+    // gives the same line back.
+    if words.iter().any(|w| w.is_empty()) && !line.is_empty() {
+        return None;
+    }
+    if let Some(rest) = line.strip_prefix(ERROR_PREFIX) {
+        let (command, message) = rest.split_once(": ")?;
+        return Some(Reply::Error {
+            command: command.to_string(),
+            message: message.to_string(),
+        });
+    }
+    if let Some(rest) = line.strip_prefix(GAME_OVER_PREFIX) {
+        let (result, reason) = rest.split_once(" (")?;
+        let reason = reason.strip_suffix(')')?;
+        return Some(Reply::GameOver {
+            result: parse_result(result)?,
+            reason: reason.to_string(),
+        });
+    }
+    if let Some(rest) = line.strip_prefix("info string ") {
+        return Some(Reply::Remark(rest.to_string()));
+    }
+    match words.as_slice() {
+        ["uciok"] => return Some(Reply::UciOk),
+        ["ugiok"] => return Some(Reply::UgiOk),
+        ["readyok"] => return Some(Reply::ReadyOk),
+        ["gamesok"] => return Some(Reply::GamesOk),
+        ["bestmove", "(none)"] => return Some(Reply::BestMove(None)),
+        ["bestmove", mv] => return Some(Reply::BestMove(Some(mv.to_string()))),
+        ["legal", moves @ ..] => {
+            return Some(Reply::Legal(moves.iter().map(|m| m.to_string()).collect()))
+        }
+        ["id", "name", ..] => {
+            return Some(Reply::Id {
+                field: IdField::Name,
+                value: line["id name ".len()..].to_string(),
+            })
+        }
+        ["id", "author", ..] => {
+            return Some(Reply::Id {
+                field: IdField::Author,
+                value: line["id author ".len()..].to_string(),
+            })
+        }
+        ["option", "name", ..] => return parse_option(line).map(Reply::Option),
+        ["info", rest @ ..] if !rest.is_empty() => return parse_info(rest).map(Reply::Info),
+        ["game", game, rest @ ..] => {
+            return parse_fact(rest).map(|fact| Reply::Catalogue {
+                game: game.to_string(),
+                fact,
+            })
+        }
+        _ => {}
+    }
+    if let Some(rest) = line.strip_prefix("response") {
+        return match rest {
+            "" => Some(Reply::Response(String::new())),
+            _ => rest
+                .strip_prefix(' ')
+                .map(|answer| Reply::Response(answer.to_string())),
+        };
+    }
+    if let Some(n) = line.strip_prefix("Nodes searched: ") {
+        return Some(Reply::NodesSearched(number(n)?));
+    }
+    if let Some(value) = line.strip_prefix("Value: ") {
+        return is_value(value).then(|| Reply::Solved {
+            mv: None,
+            value: value.to_string(),
+        });
+    }
+    for key in FieldKey::ALL {
+        if let Some(value) = line
+            .strip_prefix(key.word())
+            .and_then(|r| r.strip_prefix(": "))
+        {
+            return Some(Reply::Field {
+                key,
+                value: value.to_string(),
+            });
+        }
+    }
+    // `<move>: <count>` (perft) or `<move>: <value>` (solve).
+    let (mv, rest) = line.split_once(": ")?;
+    if mv.is_empty() || mv.contains(' ') {
+        return None;
+    }
+    if let Some(nodes) = number(rest) {
+        return Some(Reply::PerftMove {
+            mv: mv.to_string(),
+            nodes,
+        });
+    }
+    is_value(rest).then(|| Reply::Solved {
+        mv: Some(mv.to_string()),
+        value: rest.to_string(),
+    })
+}
+
+/// A decimal number written the canonical way (no sign, no leading zero).
+fn number<T: std::str::FromStr + ToString>(text: &str) -> Option<T> {
+    let n: T = text.parse().ok()?;
+    (n.to_string() == text).then_some(n)
+}
+
+/// `win N`, `loss N` or `draw`.
+fn is_value(text: &str) -> bool {
+    match text.split_once(' ') {
+        None => text == "draw",
+        Some((kind, n)) => matches!(kind, "win" | "loss") && number::<u32>(n).is_some(),
+    }
+}
+
+fn parse_result(text: &str) -> Option<GameResult> {
+    match text.split_once(' ') {
+        None if text == "draw" => Some(GameResult::Draw),
+        Some(("win", seat)) if seat.chars().count() == 1 => {
+            seat.chars().next().map(GameResult::Win)
+        }
+        _ => None,
+    }
+}
+
+fn parse_option(line: &str) -> Option<OptionLine> {
+    let rest = line.strip_prefix("option name ")?;
+    let (name, rest) = rest.split_once(" type ")?;
+    let mut words = rest.split(' ');
+    let kind = match words.next()? {
+        "spin" => {
+            let mut spin = (None, None, None);
+            while let Some(key) = words.next() {
+                let value = number::<i64>(words.next()?)?;
+                match key {
+                    "default" if spin.0.is_none() => spin.0 = Some(value),
+                    "min" if spin.1.is_none() => spin.1 = Some(value),
+                    "max" if spin.2.is_none() => spin.2 = Some(value),
+                    _ => return None,
+                }
+            }
+            OptionKind::Spin {
+                default: spin.0?,
+                min: spin.1?,
+                max: spin.2?,
+            }
+        }
+        "combo" => {
+            if words.next()? != "default" {
+                return None;
+            }
+            let default = words.next()?.to_string();
+            let mut values = Vec::new();
+            while let Some(var) = words.next() {
+                if var != "var" {
+                    return None;
+                }
+                values.push(words.next()?.to_string());
+            }
+            OptionKind::Combo { default, values }
+        }
+        "check" => match (words.next()?, words.next()?, words.next()) {
+            ("default", "true", None) => OptionKind::Check { default: true },
+            ("default", "false", None) => OptionKind::Check { default: false },
+            _ => return None,
+        },
+        "string" => {
+            let rest = rest.strip_prefix("string default")?;
+            OptionKind::String {
+                default: rest.strip_prefix(' ').unwrap_or(rest).to_string(),
+            }
+        }
+        "button" if words.next().is_none() => OptionKind::Button,
+        _ => return None,
+    };
+    Some(OptionLine {
+        name: name.to_string(),
+        kind,
+    })
+}
+
+fn parse_info(words: &[&str]) -> Option<InfoLine> {
+    let mut items = Vec::new();
+    let mut i = 0;
+    let next = |i: usize| words.get(i + 1).copied();
+    while i < words.len() {
+        let (item, used) = match words[i] {
+            "depth" => (InfoItem::Depth(number(next(i)?)?), 2),
+            "seldepth" => (InfoItem::SelDepth(number(next(i)?)?), 2),
+            "nodes" => (InfoItem::Nodes(number(next(i)?)?), 2),
+            "nps" => (InfoItem::Nps(number(next(i)?)?), 2),
+            "time" => (InfoItem::Time(number(next(i)?)?), 2),
+            "hashfull" => (InfoItem::HashFull(number(next(i)?)?), 2),
+            "score" => {
+                let value = words.get(i + 2).copied()?;
+                let score = match next(i)? {
+                    "cp" => ScoreText::Cp(signed(value)?),
+                    "win" => ScoreText::Win(number(value)?),
+                    "loss" => ScoreText::Loss(number(value)?),
+                    "mate" => ScoreText::Mate(signed(value)?),
+                    _ => return None,
+                };
+                (InfoItem::Score(score), 3)
+            }
+            "pv" => (
+                InfoItem::Pv(words[i + 1..].iter().map(|m| m.to_string()).collect()),
+                words.len() - i,
+            ),
+            // `info string` is a remark, not progress.
+            "string" if i == 0 => return None,
+            other => (InfoItem::Other(other.to_string()), 1),
+        };
+        items.push(item);
+        i += used;
+    }
+    Some(InfoLine { items })
+}
+
+fn signed(text: &str) -> Option<i32> {
+    number(text)
+}
+
+fn parse_fact(words: &[&str]) -> Option<GameFact> {
+    let text = |from: usize| words.get(from..).map(|w| w.join(" "));
+    Some(match words {
+        ["name", _, ..] => GameFact::Name(text(1)?),
+        ["aliases", aliases @ ..] => {
+            GameFact::Aliases(aliases.iter().map(|a| a.to_string()).collect())
+        }
+        ["chance", "yes"] => GameFact::Chance(true),
+        ["chance", "no"] => GameFact::Chance(false),
+        ["seat", letter, name] if letter.chars().count() == 1 => GameFact::Seat {
+            letter: letter.chars().next()?,
+            name: name.to_string(),
+        },
+        ["option", key, "default", default, "values", values @ ..] => GameFact::Option {
+            key: key.to_string(),
+            default: default.to_string(),
+            values: values.iter().map(|v| v.to_string()).collect(),
+        },
+        ["moves", _, ..] => GameFact::Moves(text(1)?),
+        ["end", reason, _, ..] => GameFact::End {
+            reason: reason.to_string(),
+            meaning: text(2)?,
+        },
+        _ => return None,
+    })
+}
+
+impl fmt::Display for Reply {
+    fn fmt(&self, f: &mut fmt::Formatter) -> fmt::Result {
+        match self {
+            Reply::Id { field, value } => {
+                let field = match field {
+                    IdField::Name => "name",
+                    IdField::Author => "author",
+                };
+                write!(f, "id {field} {value}")
+            }
+            Reply::Option(option) => option.fmt(f),
+            Reply::UciOk => f.write_str("uciok"),
+            Reply::UgiOk => f.write_str("ugiok"),
+            Reply::ReadyOk => f.write_str("readyok"),
+            Reply::Info(info) => info.fmt(f),
+            Reply::Error { command, message } => write!(f, "{ERROR_PREFIX}{command}: {message}"),
+            Reply::GameOver { result, reason } => {
+                write!(f, "{GAME_OVER_PREFIX}{result} ({reason})")
+            }
+            Reply::Remark(text) => write!(f, "info string {text}"),
+            Reply::BestMove(Some(mv)) => write!(f, "bestmove {mv}"),
+            Reply::BestMove(None) => f.write_str("bestmove (none)"),
+            Reply::Response(answer) if answer.is_empty() => f.write_str("response"),
+            Reply::Response(answer) => write!(f, "response {answer}"),
+            Reply::Legal(moves) if moves.is_empty() => f.write_str("legal"),
+            Reply::Legal(moves) => write!(f, "legal {}", moves.join(" ")),
+            Reply::PerftMove { mv, nodes } => write!(f, "{mv}: {nodes}"),
+            Reply::NodesSearched(n) => write!(f, "Nodes searched: {n}"),
+            Reply::Solved {
+                mv: Some(mv),
+                value,
+            } => write!(f, "{mv}: {value}"),
+            Reply::Solved { mv: None, value } => write!(f, "Value: {value}"),
+            Reply::Field { key, value } => write!(f, "{}: {value}", key.word()),
+            Reply::Catalogue { game, fact } => write!(f, "game {game} {fact}"),
+            Reply::GamesOk => f.write_str("gamesok"),
+            Reply::Line(text) => f.write_str(text),
+        }
+    }
+}
+
+impl fmt::Display for GameResult {
+    fn fmt(&self, f: &mut fmt::Formatter) -> fmt::Result {
+        match self {
+            GameResult::Win(seat) => write!(f, "win {seat}"),
+            GameResult::Draw => f.write_str("draw"),
+        }
+    }
+}
+
+impl fmt::Display for OptionLine {
+    fn fmt(&self, f: &mut fmt::Formatter) -> fmt::Result {
+        write!(f, "option name {} type ", self.name)?;
+        match &self.kind {
+            OptionKind::Spin { default, min, max } => {
+                write!(f, "spin default {default} min {min} max {max}")
+            }
+            OptionKind::Combo { default, values } => {
+                write!(f, "combo default {default}")?;
+                values.iter().try_for_each(|v| write!(f, " var {v}"))
+            }
+            OptionKind::Check { default } => write!(f, "check default {default}"),
+            OptionKind::String { default } if default.is_empty() => f.write_str("string default"),
+            OptionKind::String { default } => write!(f, "string default {default}"),
+            OptionKind::Button => f.write_str("button"),
+        }
+    }
+}
+
+impl fmt::Display for ScoreText {
+    fn fmt(&self, f: &mut fmt::Formatter) -> fmt::Result {
+        match self {
+            ScoreText::Cp(cp) => write!(f, "cp {cp}"),
+            ScoreText::Win(n) => write!(f, "win {n}"),
+            ScoreText::Loss(n) => write!(f, "loss {n}"),
+            ScoreText::Mate(n) => write!(f, "mate {n}"),
+        }
+    }
+}
+
+impl fmt::Display for InfoLine {
+    fn fmt(&self, f: &mut fmt::Formatter) -> fmt::Result {
+        f.write_str("info")?;
+        for item in &self.items {
+            match item {
+                InfoItem::Depth(d) => write!(f, " depth {d}")?,
+                InfoItem::SelDepth(d) => write!(f, " seldepth {d}")?,
+                InfoItem::Score(s) => write!(f, " score {s}")?,
+                InfoItem::Nodes(n) => write!(f, " nodes {n}")?,
+                InfoItem::Nps(n) => write!(f, " nps {n}")?,
+                InfoItem::Time(t) => write!(f, " time {t}")?,
+                InfoItem::HashFull(h) => write!(f, " hashfull {h}")?,
+                InfoItem::Pv(pv) => {
+                    f.write_str(" pv")?;
+                    pv.iter().try_for_each(|m| write!(f, " {m}"))?;
+                }
+                InfoItem::Other(word) => write!(f, " {word}")?,
+            }
+        }
+        Ok(())
+    }
+}
+
+impl fmt::Display for GameFact {
+    fn fmt(&self, f: &mut fmt::Formatter) -> fmt::Result {
+        match self {
+            GameFact::Name(name) => write!(f, "name {name}"),
+            GameFact::Aliases(aliases) if aliases.is_empty() => f.write_str("aliases"),
+            GameFact::Aliases(aliases) => write!(f, "aliases {}", aliases.join(" ")),
+            GameFact::Chance(yes) => write!(f, "chance {}", if *yes { "yes" } else { "no" }),
+            GameFact::Seat { letter, name } => write!(f, "seat {letter} {name}"),
+            GameFact::Option {
+                key,
+                default,
+                values,
+            } => write!(
+                f,
+                "option {key} default {default} values {}",
+                values.join(" ")
+            ),
+            GameFact::Moves(syntax) => write!(f, "moves {syntax}"),
+            GameFact::End { reason, meaning } => write!(f, "end {reason} {meaning}"),
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn every_kind_of_line_prints_back_to_itself() {
+        for line in [
+            "id name menagerie 0.1.0",
+            "id author the menagerie developers",
+            "option name Hash type spin default 16 min 1 max 65536",
+            "option name Move Overhead type spin default 10 min 0 max 5000",
+            "option name UCI_Variant type combo default safari-dual var safari-dual var kilkenny-cats",
+            "option name Ponder type check default false",
+            "option name Book type string default",
+            "option name Clear Hash type button",
+            "uciok",
+            "ugiok",
+            "readyok",
+            "info depth 4 seldepth 8 score cp -9 nodes 1675 nps 1675000 time 0 hashfull 1 pv c1d2 c5b4",
+            "info depth 13 score win 7 nodes 30358 pv @a4 b1b2",
+            "info depth 2 score mate -3 lowerbound tthits 12 pv e2e4",
+            "info string error: go: expected a number after 'depth', found 'x'",
+            "info string error: fly: unknown command (try 'help')",
+            "info string game over: win l (tiger-trapped)",
+            "info string game over: draw (repetition)",
+            "info string solved: 31517 positions in the table",
+            "bestmove b1b2b3",
+            "bestmove (none)",
+            "response true",
+            "response",
+            "legal @b1 @a2",
+            "legal",
+            "b1a2: 8",
+            "Nodes searched: 25",
+            "@a2: win 8",
+            "Value: draw",
+            "Game: hat-diviyan-keliya start=ludovici board=small",
+            "Notation: T/1L1/3/3 t 0 6 0",
+            "Side: t",
+            "Status: win l (tiger-trapped)",
+            "game safari-dual name Safari-Dual",
+            "game safari-dual aliases safari",
+            "game kilkenny-cats chance yes",
+            "game kilkenny-cats seat s South",
+            "game hat-diviyan-keliya option board default small values small large",
+            "game hat-diviyan-keliya moves drop @<point>; step <from><to>",
+            "game hat-diviyan-keliya end tiger-trapped the tiger cannot move",
+            "gamesok",
+            "              T               1",
+            "",
+            "Total time (ms) : 1234",
+        ] {
+            let reply = Reply::parse(line);
+            assert_eq!(reply.to_string(), line, "{reply:?}");
+        }
+    }
+
+    #[test]
+    fn lines_get_their_types() {
+        assert_eq!(
+            Reply::parse("bestmove a2a3"),
+            Reply::BestMove(Some("a2a3".into()))
+        );
+        assert_eq!(
+            Reply::parse("info string error: go: inc needs time"),
+            Reply::error("go", "inc needs time")
+        );
+        let Reply::Info(info) = Reply::parse("info depth 3 score loss 2 nodes 10 pv a b") else {
+            panic!("an info line")
+        };
+        assert_eq!(info.depth(), Some(3));
+        assert_eq!(info.score(), Some(ScoreText::Loss(2)));
+        assert_eq!(info.nodes(), Some(10));
+        assert_eq!(info.pv(), ["a", "b"]);
+        assert_eq!(
+            Reply::parse("info string game over: win t (leopards-captured)"),
+            Reply::GameOver {
+                result: GameResult::Win('t'),
+                reason: "leopards-captured".into()
+            }
+        );
+        assert_eq!(
+            Reply::parse("option name Skill type spin default 20 min 0 max 20"),
+            Reply::Option(OptionLine {
+                name: "Skill".into(),
+                kind: OptionKind::Spin {
+                    default: 20,
+                    min: 0,
+                    max: 20
+                }
+            })
+        );
+        // Not of any known form: kept as it came.
+        for line in [
+            "I am a teapot",
+            "bestmove",
+            "info depth x",
+            "bestmove  a2a3",
+            "response  x",
+        ] {
+            assert_eq!(Reply::parse(line), Reply::Line(line.into()), "{line}");
+        }
+    }
+}
