@@ -1,6 +1,14 @@
 //! Match statistics: score, Elo difference with a 95% interval, likelihood
 //! of superiority, pentanomial pair counts and the sequential probability
-//! ratio test (the generalized SPRT of fishtest, logistic Elo).
+//! ratio test.
+//!
+//! The SPRT is the generalised SPRT of fishtest and fastchess: the
+//! log-likelihood ratio of the observed outcome frequencies under the two
+//! maximum-likelihood distributions whose expected scores are those of
+//! elo0 and elo1 (logistic Elo). Each constrained estimate solves a
+//! one-dimensional equation (Van den Bergh's "secular equation"), which
+//! stays finite and small on one-sided data, unlike the linear
+//! approximation that divides by an empirical variance near zero.
 
 use std::fmt;
 
@@ -39,6 +47,11 @@ impl Tally {
             self.draws += 1;
         }
     }
+
+    /// Counts of losses, draws and wins, the trinomial outcomes.
+    pub fn counts(&self) -> [u32; 3] {
+        [self.losses, self.draws, self.wins]
+    }
 }
 
 /// Elo difference for an expected score (logistic model).
@@ -52,22 +65,47 @@ pub fn score_of_elo(elo: f64) -> f64 {
     1.0 / (1.0 + 10f64.powf(-elo / 400.0))
 }
 
-/// Elo difference and the half-width of its 95% interval (normal
-/// approximation of the per-game score, mapped through the Elo curve).
-pub fn elo_interval(t: &Tally) -> (f64, f64) {
-    let n = t.games() as f64;
-    let s = t.score();
+/// 97.5% quantile of the standard normal distribution.
+const Z95: f64 = 1.959_963_984_540_054;
+
+/// Mean and variance of the per-game score of outcome `counts`, where
+/// outcome i scores `i / (counts.len() - 1)` points per game.
+fn mean_and_variance(counts: &[u32]) -> (f64, f64, f64) {
+    let n: f64 = counts.iter().map(|&c| c as f64).sum();
+    let step = 1.0 / (counts.len() - 1) as f64;
+    let mean = counts
+        .iter()
+        .enumerate()
+        .map(|(i, &c)| c as f64 * i as f64 * step)
+        .sum::<f64>()
+        / n;
+    let variance = counts
+        .iter()
+        .enumerate()
+        .map(|(i, &c)| c as f64 * (i as f64 * step - mean).powi(2))
+        .sum::<f64>()
+        / n;
+    (n, mean, variance)
+}
+
+/// Elo difference and the half-width of its 95% interval from outcome
+/// counts (trinomial per game, or pentanomial per pair, whose variance
+/// knows that the two games of a pair are correlated), by the normal
+/// approximation of the mean score mapped through the Elo curve.
+pub fn elo_interval_of(counts: &[u32]) -> (f64, f64) {
+    let (n, mean, variance) = mean_and_variance(counts);
     if n == 0.0 {
         return (0.0, 0.0);
     }
-    let w = t.wins as f64 / n;
-    let d = t.draws as f64 / n;
-    let l = t.losses as f64 / n;
-    let variance = w * (1.0 - s).powi(2) + d * (0.5 - s).powi(2) + l * s.powi(2);
-    let margin = 1.959_963_984_540_054 * (variance / n).sqrt();
-    let low = elo_of_score(s - margin);
-    let high = elo_of_score(s + margin);
-    (elo_of_score(s), (high - low) / 2.0)
+    let margin = Z95 * (variance / n).sqrt();
+    let low = elo_of_score(mean - margin);
+    let high = elo_of_score(mean + margin);
+    (elo_of_score(mean), (high - low) / 2.0)
+}
+
+/// Elo difference and half-width of its 95% interval from single games.
+pub fn elo_interval(t: &Tally) -> (f64, f64) {
+    elo_interval_of(&t.counts())
 }
 
 /// Likelihood of superiority: the probability that the first engine is the
@@ -126,6 +164,11 @@ impl Pentanomial {
     pub fn pairs(&self) -> u32 {
         self.0.iter().sum()
     }
+
+    /// Elo and half-width of its 95% interval from the pairs.
+    pub fn elo_interval(&self) -> (f64, f64) {
+        elo_interval_of(&self.0)
+    }
 }
 
 impl fmt::Display for Pentanomial {
@@ -164,8 +207,22 @@ impl fmt::Display for Verdict {
     }
 }
 
+impl fmt::Display for Sprt {
+    fn fmt(&self, f: &mut fmt::Formatter) -> fmt::Result {
+        write!(
+            f,
+            "elo0={} elo1={} alpha={} beta={}",
+            self.elo0, self.elo1, self.alpha, self.beta
+        )
+    }
+}
+
+/// Weight given to an outcome never observed (fishtest's regularisation):
+/// without it the estimate could put no mass there at all.
+const EMPTY_CELL: f64 = 1e-3;
+
 impl Sprt {
-    /// Lower and upper bounds of the log-likelihood ratio.
+    /// Lower and upper bounds of the log-likelihood ratio (Wald).
     pub fn bounds(&self) -> (f64, f64) {
         (
             (self.beta / (1.0 - self.alpha)).ln(),
@@ -173,45 +230,42 @@ impl Sprt {
         )
     }
 
-    /// Log-likelihood ratio from outcome counts with the given points per
-    /// outcome (per game), by the generalized SPRT approximation:
-    /// N (s1 - s0) (2 mean - s0 - s1) / (2 variance).
-    ///
-    /// Empty outcome classes count as 1/1000 of a game (fishtest's
-    /// regularisation), so that one-sided results, such as only wins, give
-    /// a variance above zero and a decisive ratio.
-    pub fn llr_of(&self, counts: &[u32], points: &[f64]) -> f64 {
-        let real: u32 = counts.iter().sum();
-        if real < 2 {
+    /// Log-likelihood ratio of H1 against H0 for outcome counts, outcome
+    /// i scoring `i / (counts.len() - 1)` per game: N times the expected
+    /// log ratio of the two constrained maximum-likelihood distributions.
+    pub fn llr(&self, counts: &[u32]) -> f64 {
+        if counts.iter().sum::<u32>() == 0 {
             return 0.0;
         }
-        let counts: Vec<f64> = counts
+        let weights: Vec<f64> = counts
             .iter()
-            .map(|&c| if c == 0 { 1e-3 } else { c as f64 })
+            .map(|&c| if c == 0 { EMPTY_CELL } else { c as f64 })
             .collect();
-        let n: f64 = counts.iter().sum();
-        let mean: f64 = counts.iter().zip(points).map(|(c, p)| c * p).sum::<f64>() / n;
-        let variance: f64 = counts
+        let n: f64 = weights.iter().sum();
+        let step = 1.0 / (counts.len() - 1) as f64;
+        let outcomes: Vec<(f64, f64)> = weights
             .iter()
-            .zip(points)
-            .map(|(c, p)| c * (p - mean).powi(2))
-            .sum::<f64>()
-            / n;
-        if variance <= 0.0 {
-            return 0.0;
-        }
+            .enumerate()
+            .map(|(i, &w)| (i as f64 * step, w / n))
+            .collect();
         let (s0, s1) = (score_of_elo(self.elo0), score_of_elo(self.elo1));
-        n * (s1 - s0) * (2.0 * mean - s0 - s1) / (2.0 * variance)
+        let p0 = constrained_mle(&outcomes, s0);
+        let p1 = constrained_mle(&outcomes, s1);
+        n * outcomes
+            .iter()
+            .zip(p0.iter().zip(&p1))
+            .map(|(&(_, p), (&q0, &q1))| p * (q1.ln() - q0.ln()))
+            .sum::<f64>()
     }
 
     /// LLR from single games.
     pub fn llr_trinomial(&self, t: &Tally) -> f64 {
-        self.llr_of(&[t.losses, t.draws, t.wins], &[0.0, 0.5, 1.0])
+        self.llr(&t.counts())
     }
 
-    /// LLR from game pairs (points per game of each pair outcome).
+    /// LLR from game pairs.
     pub fn llr_pentanomial(&self, p: &Pentanomial) -> f64 {
-        self.llr_of(&p.0, &[0.0, 0.25, 0.5, 0.75, 1.0])
+        self.llr(&p.0)
     }
 
     pub fn verdict(&self, llr: f64) -> Verdict {
@@ -224,6 +278,43 @@ impl Sprt {
             Verdict::Continue
         }
     }
+}
+
+/// The distribution nearest (in likelihood) to the observed `outcomes`
+/// (score, frequency) whose expected score is `s`: q_i = p_i / (1 + x (a_i - s))
+/// where x solves sum p_i (a_i - s) / (1 + x (a_i - s)) = 0.
+///
+/// The left side falls strictly in x between the poles -1 / max(a - s) and
+/// -1 / min(a - s), so bisection finds the root. Needs some outcome below
+/// and some above `s`, which the regularisation of empty cells ensures
+/// for every s strictly between the least and the greatest score.
+fn constrained_mle(outcomes: &[(f64, f64)], s: f64) -> Vec<f64> {
+    let shifted: Vec<(f64, f64)> = outcomes.iter().map(|&(a, p)| (a - s, p)).collect();
+    let (lowest, highest) = shifted
+        .iter()
+        .fold((f64::MAX, f64::MIN), |(lo, hi), &(a, _)| {
+            (lo.min(a), hi.max(a))
+        });
+    debug_assert!(lowest < 0.0 && highest > 0.0, "s inside the scores");
+    let secular = |x: f64| -> f64 { shifted.iter().map(|&(a, p)| p * a / (1.0 + x * a)).sum() };
+    let (mut low, mut high) = (-1.0 / highest, -1.0 / lowest);
+    // Never evaluate at the poles themselves.
+    let inside = (high - low) * 1e-12;
+    low += inside;
+    high -= inside;
+    for _ in 0..200 {
+        let mid = 0.5 * (low + high);
+        if secular(mid) > 0.0 {
+            low = mid;
+        } else {
+            high = mid;
+        }
+        if high - low <= 1e-15 * (1.0 + mid.abs()) {
+            break;
+        }
+    }
+    let x = 0.5 * (low + high);
+    shifted.iter().map(|&(a, p)| p / (1.0 + x * a)).collect()
 }
 
 #[cfg(test)]
@@ -255,8 +346,8 @@ mod tests {
         };
         let (elo, margin) = elo_interval(&t);
         assert!(close(elo, 147.190_714_118, 1e-6), "{elo}");
-        let low = elo_of_score(0.7 - 1.959_963_984_540_054 * 0.04);
-        let high = elo_of_score(0.7 + 1.959_963_984_540_054 * 0.04);
+        let low = elo_of_score(0.7 - Z95 * 0.04);
+        let high = elo_of_score(0.7 + Z95 * 0.04);
         assert!(close(margin, (high - low) / 2.0, 1e-9));
         assert!(
             close(low, 86.225_015, 1e-5) && close(high, 218.251_778, 1e-5),
@@ -279,7 +370,110 @@ mod tests {
     }
 
     #[test]
-    fn sprt_bounds_and_llr_by_hand() {
+    fn the_constrained_estimate_has_the_asked_mean_and_sums_to_one() {
+        let outcomes = [
+            (0.0, 0.1),
+            (0.25, 0.2),
+            (0.5, 0.3),
+            (0.75, 0.25),
+            (1.0, 0.15),
+        ];
+        for s in [0.05, 0.3, 0.5, 0.514, 0.9] {
+            let q = constrained_mle(&outcomes, s);
+            let total: f64 = q.iter().sum();
+            let mean: f64 = q.iter().zip(&outcomes).map(|(q, (a, _))| q * a).sum();
+            assert!(close(total, 1.0, 1e-9), "{s}: {total}");
+            assert!(close(mean, s, 1e-9), "{s}: {mean}");
+            assert!(q.iter().all(|&p| p > 0.0));
+        }
+        // The observed mean is its own estimate: nothing moves.
+        let mean: f64 = outcomes.iter().map(|(a, p)| a * p).sum();
+        let q = constrained_mle(&outcomes, mean);
+        assert!(q
+            .iter()
+            .zip(&outcomes)
+            .all(|(q, (_, p))| close(*q, *p, 1e-9)));
+    }
+
+    #[test]
+    fn llr_by_hand_for_a_trinomial() {
+        // One loss, one draw, one win is centred on 0.5: testing elo0 = 0
+        // gives q0 = p, and the LLR is N sum p ln(q1 / p), with q1 the
+        // estimate at s1; computed here by solving the three-point secular
+        // equation in closed form.
+        let sprt = Sprt {
+            elo0: 0.0,
+            elo1: 50.0,
+            alpha: 0.05,
+            beta: 0.05,
+        };
+        let s1 = score_of_elo(50.0);
+        // sum over a in {-s1, 0.5-s1, 1-s1} of (a / (1 + x a)) / 3 = 0.
+        let f = |x: f64| {
+            [-s1, 0.5 - s1, 1.0 - s1]
+                .iter()
+                .map(|a| a / (1.0 + x * a))
+                .sum::<f64>()
+        };
+        let (mut lo, mut hi) = (-1.0 / (1.0 - s1) + 1e-12, 1.0 / s1 - 1e-12);
+        for _ in 0..200 {
+            let mid = (lo + hi) / 2.0;
+            if f(mid) > 0.0 {
+                lo = mid
+            } else {
+                hi = mid
+            }
+        }
+        let x = (lo + hi) / 2.0;
+        let expected: f64 = [-s1, 0.5 - s1, 1.0 - s1]
+            .iter()
+            .map(|a| -(1.0 + x * a).ln())
+            .sum();
+        let llr = sprt.llr(&[1, 1, 1]);
+        assert!(close(llr, expected, 1e-9), "{llr} {expected}");
+        assert!(llr < 0.0, "a score of 0.5 favours elo0");
+    }
+
+    #[test]
+    fn one_sided_results_are_no_evidence_after_a_handful_of_pairs() {
+        // The linear approximation with pseudo-counts called three won
+        // pairs a decision; the likelihood ratio says they are worth little.
+        let sprt = Sprt {
+            elo0: 0.0,
+            elo1: 10.0,
+            alpha: 0.05,
+            beta: 0.05,
+        };
+        let (low, high) = sprt.bounds();
+        for pairs in 1..=20 {
+            let wins = sprt.llr_pentanomial(&Pentanomial([0, 0, 0, 0, pairs]));
+            let losses = sprt.llr_pentanomial(&Pentanomial([pairs, 0, 0, 0, 0]));
+            assert!(wins > 0.0 && wins < high, "{pairs} won pairs: llr {wins}");
+            assert!(
+                losses < 0.0 && losses > low,
+                "{pairs} lost pairs: llr {losses}"
+            );
+        }
+        // But a long one-sided run does decide.
+        assert_eq!(
+            sprt.verdict(sprt.llr_pentanomial(&Pentanomial([0, 0, 0, 0, 400]))),
+            Verdict::H1
+        );
+    }
+
+    #[test]
+    fn pentanomial_counts() {
+        let mut p = Pentanomial::default();
+        for points in [2.0, 1.5, 1.0, 1.0, 0.5, 2.0] {
+            p.add(points);
+        }
+        assert_eq!(p.0, [0, 1, 2, 1, 2]);
+        assert_eq!(p.to_string(), "[0, 1, 2, 1, 2]");
+        assert_eq!(p.pairs(), 6);
+    }
+
+    #[test]
+    fn bounds_are_walds() {
         let sprt = Sprt {
             elo0: 0.0,
             elo1: 10.0,
@@ -288,67 +482,8 @@ mod tests {
         };
         let (low, high) = sprt.bounds();
         assert!(close(low, -2.944_438_979, 1e-9) && close(high, 2.944_438_979, 1e-9));
-        // 60 W, 20 L, 20 D: mean 0.7, variance 0.16, n 100.
-        // s0 = 0.5, s1 = 1/(1+10^(-10/400)) = 0.5143872
-        // LLR = 100 * 0.0143872 * (1.4 - 1.0143872) / 0.32 = 1.7337133
-        let t = Tally {
-            wins: 60,
-            losses: 20,
-            draws: 20,
-        };
-        let s1 = score_of_elo(10.0);
-        let expected = 100.0 * (s1 - 0.5) * (1.4 - 0.5 - s1) / 0.32;
-        assert!(close(s1, 0.514_387_184_166, 1e-12));
-        assert!(close(sprt.llr_trinomial(&t), expected, 1e-12));
-        assert!(close(expected, 1.733_713_311_929, 1e-9));
-        assert_eq!(sprt.verdict(expected), Verdict::Continue);
         assert_eq!(sprt.verdict(3.0), Verdict::H1);
         assert_eq!(sprt.verdict(-3.0), Verdict::H0);
-    }
-
-    #[test]
-    fn one_sided_results_still_decide() {
-        let sprt = Sprt {
-            elo0: 0.0,
-            elo1: 50.0,
-            alpha: 0.05,
-            beta: 0.05,
-        };
-        let all_wins = Pentanomial([0, 0, 0, 0, 3]);
-        let llr = sprt.llr_pentanomial(&all_wins);
-        assert!(llr > sprt.bounds().1, "{llr}");
-        let all_losses = Pentanomial([3, 0, 0, 0, 0]);
-        assert!(sprt.llr_pentanomial(&all_losses) < sprt.bounds().0);
-        assert_eq!(
-            sprt.llr_pentanomial(&Pentanomial([0, 0, 0, 0, 1])),
-            0.0,
-            "one pair says nothing"
-        );
-    }
-
-    #[test]
-    fn pentanomial_counts_and_llr() {
-        let mut p = Pentanomial::default();
-        for points in [2.0, 1.5, 1.0, 1.0, 0.5, 2.0] {
-            p.add(points);
-        }
-        assert_eq!(p.0, [0, 1, 2, 1, 2]);
-        assert_eq!(p.to_string(), "[0, 1, 2, 1, 2]");
-        let sprt = Sprt {
-            elo0: 0.0,
-            elo1: 5.0,
-            alpha: 0.05,
-            beta: 0.05,
-        };
-        // Per-game pair scores 0.25, 0.5, 0.5, 0.75, 1, 1, plus the empty
-        // class (0 points) counted as 0.001 of a pair.
-        let eps = 1e-3;
-        let n = 6.0 + eps;
-        let scores = [0.25f64, 0.5, 0.5, 0.75, 1.0, 1.0];
-        let mean = scores.iter().sum::<f64>() / n;
-        let var = (scores.iter().map(|x| (x - mean).powi(2)).sum::<f64>() + eps * mean * mean) / n;
-        let s1 = score_of_elo(5.0);
-        let expected = n * (s1 - 0.5) * (2.0 * mean - 0.5 - s1) / (2.0 * var);
-        assert!(close(sprt.llr_pentanomial(&p), expected, 1e-12));
+        assert_eq!(sprt.verdict(0.0), Verdict::Continue);
     }
 }
