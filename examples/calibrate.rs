@@ -105,7 +105,7 @@ fn main() {
 /// The positions of one two-player game that ended by the rules; other
 /// records are left out quietly.
 fn add_game(record: &Record, samples: &mut Vec<Sample>) -> Result<(), String> {
-    if record.game != "kilkenny-cats" || record.reason != "rules" {
+    if record.game != "kilkenny-cats" || record.is_forfeit() || record.reason == "max-plies" {
         return Ok(());
     }
     let ruleset = Ruleset::parse(Kilkenny::OPTIONS, &record.rules).map_err(|e| e.to_string())?;
@@ -114,10 +114,10 @@ fn add_game(record: &Record, samples: &mut Vec<Sample>) -> Result<(), String> {
     if position.seats().len() != 2 {
         return Ok(());
     }
-    let result = match record.winner.as_str() {
-        "s" => 1.0,
-        "-" => 0.5,
-        _ => 0.0,
+    let result = match record.seat {
+        Some('s') => 1.0,
+        None => 0.5,
+        Some(_) => 0.0,
     };
     let mut game = Vec::new();
     for mv in &record.moves {

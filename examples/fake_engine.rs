@@ -1,14 +1,41 @@
-//! A small engine for the referee's tests: plays seeded random legal moves,
-//! and in its faulty modes crashes, hangs, plays an illegal move or prints
-//! garbage once it has been asked for `--after` moves.
+//! A small engine for the referee's tests, speaking the protocol through
+//! its typed commands and replies: it plays seeded random legal moves, and
+//! in its faulty modes fails the way engines fail in the field once it has
+//! been asked for `--after` moves.
 //!
-//!     fake_engine [--mode random|crash|hang|illegal|garbage] [--after N] [--seed S]
+//!     fake_engine [--mode MODE] [--after N] [--seed S] [--ms MS]
+//!
+//! Modes:
+//! - `random`: a random legal move (the default).
+//! - `crash`: exits with status 3 when asked for a move.
+//! - `hang`: stops answering anything, `isready` included.
+//! - `illegal`: plays `a1a1`.
+//! - `garbage`: answers with a line that is not the protocol.
+//! - `flood`: prints `info string` lines without end, also while the
+//!   opponent thinks.
+//! - `grandchild`: starts a helper that holds its output open, then crashes.
+//! - `slowstart`: waits `--ms` before answering `uci`.
+//! - `think`: takes `--ms` per move, answering `isready` meanwhile.
+//! - `reject`: refuses every `position` with an error line, then answers
+//!   `go` with `bestmove (none)`.
 
 use std::io::{BufRead, Write};
+use std::sync::{Arc, Mutex};
+use std::time::Duration;
 
 use menagerie::protocol::command::{parse_line, Command};
+use menagerie::protocol::reply::{IdField, OptionKind, OptionLine, Reply};
 use menagerie::rng::Rng;
 use menagerie::runtime::registry;
+use menagerie::runtime::EngineSession;
+
+type Out = Arc<Mutex<std::io::Stdout>>;
+
+fn say(out: &Out, reply: &Reply) {
+    let mut out = out.lock().unwrap();
+    let _ = writeln!(out, "{reply}");
+    let _ = out.flush();
+}
 
 fn main() {
     let args: Vec<String> = std::env::args().collect();
@@ -21,65 +48,117 @@ fn main() {
     let mode = value("--mode").unwrap_or_else(|| "random".into());
     let after: u32 = value("--after").and_then(|v| v.parse().ok()).unwrap_or(0);
     let seed: u64 = value("--seed").and_then(|v| v.parse().ok()).unwrap_or(1);
+    let ms: u64 = value("--ms").and_then(|v| v.parse().ok()).unwrap_or(0);
+    let out: Out = Arc::new(Mutex::new(std::io::stdout()));
+
+    if mode == "slowstart" {
+        std::thread::sleep(Duration::from_millis(ms));
+    }
+    if mode == "grandchild" {
+        // A helper that inherits the output and outlives us.
+        let _ = std::process::Command::new("sleep").arg("600").spawn();
+    }
+    if mode == "flood" {
+        let out = Arc::clone(&out);
+        std::thread::spawn(move || loop {
+            say(&out, &Reply::Remark("flooding ".repeat(20)));
+        });
+    }
 
     let mut session = registry::default_session();
     let mut asked = 0u32;
-    let stdout = std::io::stdout();
-    let mut out = stdout.lock();
     for line in std::io::stdin().lock().lines() {
         let Ok(line) = line else { break };
-        let reply: Vec<String> = match parse_line(&line) {
-            Ok(Some(Command::Uci)) => vec![
-                format!("id name fake-{mode}"),
-                "id author tests".into(),
-                "uciok".into(),
-            ],
-            Ok(Some(Command::IsReady)) => vec!["readyok".into()],
+        match parse_line(&line) {
+            Ok(Some(Command::Uci)) => {
+                say(
+                    &out,
+                    &Reply::Id {
+                        field: IdField::Name,
+                        value: format!("fake-{mode}"),
+                    },
+                );
+                say(
+                    &out,
+                    &Reply::Option(OptionLine {
+                        name: "Skill".into(),
+                        kind: OptionKind::Spin {
+                            default: 20,
+                            min: 0,
+                            max: 20,
+                        },
+                    }),
+                );
+                say(&out, &Reply::UciOk);
+            }
+            Ok(Some(Command::IsReady)) => say(&out, &Reply::ReadyOk),
             Ok(Some(Command::Quit)) => return,
+            Ok(Some(Command::SetOption { name, value })) => {
+                let known = name.eq_ignore_ascii_case("Skill")
+                    && value
+                        .as_deref()
+                        .and_then(|v| v.parse::<u32>().ok())
+                        .is_some_and(|v| v <= 20);
+                if !known {
+                    say(
+                        &out,
+                        &Reply::error("setoption", format!("cannot set {name}")),
+                    );
+                }
+            }
             Ok(Some(Command::NewGame { game, options })) => {
                 if let Ok(s) = registry::new_session_named(&game, &options) {
                     session = s;
                 }
-                vec![]
             }
             Ok(Some(Command::Position { notation, moves })) => {
-                let _ = session.set_position(notation.as_deref(), &moves);
-                vec![]
+                if mode == "reject" {
+                    say(
+                        &out,
+                        &Reply::error("position", "bad notation: I cannot read this"),
+                    );
+                } else {
+                    let _ = session.set_position(notation.as_deref(), &moves);
+                }
             }
             Ok(Some(Command::Go(_))) => {
                 asked += 1;
-                if asked > after {
-                    match mode.as_str() {
-                        "crash" => std::process::exit(3),
-                        "hang" => loop {
-                            std::thread::sleep(std::time::Duration::from_secs(60));
-                        },
-                        "illegal" => vec!["bestmove a1a1".into()],
-                        "garbage" => vec!["I am not an engine, I am a teapot".into()],
-                        _ => vec![random_move(&*session, seed, asked)],
+                if asked <= after {
+                    say(&out, &random_move(session.as_ref(), seed, asked));
+                    continue;
+                }
+                match mode.as_str() {
+                    "crash" | "grandchild" => std::process::exit(3),
+                    "hang" => loop {
+                        std::thread::sleep(Duration::from_secs(60));
+                    },
+                    "illegal" => say(&out, &Reply::BestMove(Some("a1a1".into()))),
+                    "garbage" => say(
+                        &out,
+                        &Reply::Line("I am not an engine, I am a teapot".into()),
+                    ),
+                    "reject" => say(&out, &Reply::BestMove(None)),
+                    "think" => {
+                        let reply = random_move(session.as_ref(), seed, asked);
+                        let out = Arc::clone(&out);
+                        std::thread::spawn(move || {
+                            std::thread::sleep(Duration::from_millis(ms));
+                            say(&out, &reply);
+                        });
                     }
-                } else {
-                    vec![random_move(&*session, seed, asked)]
+                    _ => say(&out, &random_move(session.as_ref(), seed, asked)),
                 }
             }
-            _ => vec![],
-        };
-        for r in reply {
-            let _ = writeln!(out, "{r}");
+            _ => {}
         }
-        let _ = out.flush();
     }
 }
 
-fn random_move(
-    session: &dyn menagerie::game::session::DynSession,
-    seed: u64,
-    asked: u32,
-) -> String {
+fn random_move(session: &dyn EngineSession, seed: u64, asked: u32) -> Reply {
     let moves = session.legal_moves();
     if moves.is_empty() {
-        return "bestmove (none)".into();
+        return Reply::BestMove(None);
     }
     let mut rng = Rng::new(seed ^ (asked as u64) << 20 ^ session.notation().len() as u64);
-    format!("bestmove {}", moves[rng.below(moves.len() as u64) as usize])
+    Reply::BestMove(Some(moves[rng.below(moves.len() as u64) as usize].clone()))
 }

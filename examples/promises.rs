@@ -25,8 +25,9 @@ use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 
 use menagerie::game::Status;
-use menagerie::referee::engine::{EngineProcess, Reply};
-use menagerie::referee::spec::EngineSpec;
+use menagerie::protocol::command::{parse_line, Command};
+use menagerie::protocol::reply::Reply;
+use menagerie::referee::process::{EngineProcess, Heard};
 use menagerie::rng::Rng;
 use menagerie::runtime::registry::{GameEntry, GAMES};
 
@@ -335,24 +336,28 @@ fn check_combo(engine: &str, combo: &Combo, quick: bool, tolerance: u64) -> Find
         combo.skill,
         combo.threads
     );
-    let spec = EngineSpec {
-        command: vec![engine.to_string()],
-        name: "engine".into(),
-        options: vec![
-            ("Threads".into(), combo.threads.to_string()),
-            ("Skill".into(), combo.skill.to_string()),
-        ],
-        limit: None,
-    };
-    let mut process = match EngineProcess::start(&spec, Duration::from_secs(10)) {
+    let options = [
+        ("Threads".to_string(), combo.threads.to_string()),
+        ("Skill".to_string(), combo.skill.to_string()),
+    ];
+    let started = EngineProcess::start(&[engine.to_string()], "engine", Duration::from_secs(10))
+        .and_then(|mut p| p.configure(&options, Duration::from_secs(10)).map(|_| p));
+    let mut process = match started {
         Ok(p) => p,
         Err(e) => {
             f.failures.push(format!("{label}: {e}"));
             return f;
         }
     };
-    let newgame = format!("newgame {} {}", combo.entry.id, combo.words.join(" "));
-    if process.send(&newgame).is_err() || process.sync(Duration::from_secs(30)).is_err() {
+    let newgame = Command::NewGame {
+        game: combo.entry.id.to_string(),
+        options: combo.words.clone(),
+    };
+    if process.send(&newgame).is_err()
+        || process
+            .sync(Instant::now() + Duration::from_secs(30))
+            .is_err()
+    {
         f.failures
             .push(format!("{label}: no readyok after newgame"));
         return f;
@@ -402,54 +407,55 @@ fn one_go(
     let position = format!("position fen {notation}");
     let go = limit.go(seats);
     process
-        .send(&position)
+        .send(&command(&position))
         .map_err(|_| "the engine closed its input")?;
     let sent = Instant::now();
     process
-        .send_lines(&[&go, "isready"])
+        .send_all(&[command(&go), Command::IsReady])
         .map_err(|_| "the engine closed its input")?;
     let mut readyok = None;
     let mut stop_sent = None;
     if let Limit::InfiniteThenStop(after) = limit {
-        readyok = Some(read_until(process, sent + HANG, "readyok")?);
+        readyok = Some(read_until(process, sent + HANG, &Reply::ReadyOk)?);
         std::thread::sleep(Duration::from_millis(after).saturating_sub(sent.elapsed()));
         stop_sent = Some(Instant::now());
         process
-            .send("stop")
+            .send(&Command::Stop)
             .map_err(|_| "the engine closed its input")?;
     }
     let deadline = sent + HANG;
     let (bestmove, answered) = loop {
-        match process.read(deadline) {
-            Reply::Line(line) if line == "readyok" => readyok = Some(Instant::now()),
-            Reply::Line(line) if line.starts_with("bestmove ") => break (line, Instant::now()),
-            Reply::Line(line) if line.starts_with("info string error") => {
-                return Err(format!("error reply '{line}'"))
+        match process.hear(deadline) {
+            Heard::Reply(Reply::ReadyOk) => readyok = Some(Instant::now()),
+            Heard::Reply(Reply::BestMove(mv)) => break (mv, Instant::now()),
+            Heard::Reply(error @ Reply::Error { .. }) => {
+                return Err(format!("error reply '{error}'"))
             }
-            Reply::Line(_) => {}
-            Reply::Garbled => return Err("output that is not UTF-8".into()),
-            Reply::Closed => return Err("the engine exited".into()),
-            Reply::Timeout => return Err(format!("no bestmove within {} s", HANG.as_secs())),
+            Heard::Reply(_) => {}
+            Heard::Timeout => return Err(format!("no bestmove within {} s", HANG.as_secs())),
+            other => return Err(format!("{other:?}")),
         }
     };
     // Exactly one: nothing but info lines until the next readyok.
     if readyok.is_none() {
-        read_until(process, Instant::now() + HANG, "readyok")?;
+        read_until(process, Instant::now() + HANG, &Reply::ReadyOk)?;
     }
     process
-        .send("isready")
+        .send(&Command::IsReady)
         .map_err(|_| "the engine closed its input")?;
     loop {
-        match process.read(Instant::now() + HANG) {
-            Reply::Line(line) if line == "readyok" => break,
-            Reply::Line(line) if line.starts_with("bestmove") => {
-                return Err(format!("a second bestmove: {line}"))
+        match process.hear(Instant::now() + HANG) {
+            Heard::Reply(Reply::ReadyOk) if process.pings() == 0 => break,
+            Heard::Reply(second @ Reply::BestMove(_)) => {
+                return Err(format!("a second bestmove: {second}"))
             }
-            Reply::Line(_) => {}
+            Heard::Reply(_) => {}
             other => return Err(format!("after bestmove: {other:?}")),
         }
     }
-    let mv = bestmove["bestmove ".len()..].trim().to_string();
+    let Some(mv) = bestmove else {
+        return Err("bestmove (none)".into());
+    };
     let mut session = combo.entry.session(&combo.words).expect("ruleset");
     session
         .set_position(Some(notation), &[])
@@ -491,15 +497,22 @@ fn one_go(
 fn read_until(
     process: &mut EngineProcess,
     deadline: Instant,
-    wanted: &str,
+    wanted: &Reply,
 ) -> Result<Instant, String> {
     loop {
-        match process.read(deadline) {
-            Reply::Line(line) if line == wanted => return Ok(Instant::now()),
-            Reply::Line(_) => {}
+        match process.hear(deadline) {
+            Heard::Reply(reply) if reply == *wanted => return Ok(Instant::now()),
+            Heard::Reply(_) => {}
             other => return Err(format!("waiting for {wanted}: {other:?}")),
         }
     }
+}
+
+/// A command the tool writes as text, typed as the engine would read it.
+fn command(text: &str) -> Command {
+    parse_line(text)
+        .unwrap_or_else(|e| panic!("'{text}': {e}"))
+        .unwrap_or_else(|| panic!("'{text}' is empty"))
 }
 
 /// Self-play on a clock through one engine process, as a referee would
@@ -518,21 +531,21 @@ fn timing(engine: &str, tc: &str, games: u32, hogs: usize) -> bool {
     );
     for entry in GAMES {
         let words: Vec<String> = Vec::new();
-        let spec = EngineSpec {
-            command: vec![engine.to_string()],
-            name: "engine".into(),
-            options: Vec::new(),
-            limit: None,
-        };
         let mut process =
-            EngineProcess::start(&spec, Duration::from_secs(10)).expect("engine starts");
+            EngineProcess::start(&[engine.to_string()], "engine", Duration::from_secs(10))
+                .expect("engine starts");
         let mut rng = Rng::new(7);
         let (mut moves_made, mut late, mut closest, mut used_sum) = (0u64, 0u64, f64::MAX, 0.0);
         for _ in 0..games {
             process
-                .send(&format!("newgame {}", entry.id))
+                .send(&Command::NewGame {
+                    game: entry.id.to_string(),
+                    options: Vec::new(),
+                })
                 .expect("engine alive");
-            process.sync(Duration::from_secs(30)).expect("readyok");
+            process
+                .sync(Instant::now() + Duration::from_secs(30))
+                .expect("readyok");
             let mut session = entry.session(&words).expect("defaults");
             let seats = session.seats_in_play();
             let mut clocks = vec![base; seats.len()];
@@ -563,18 +576,17 @@ fn timing(engine: &str, tc: &str, games: u32, hogs: usize) -> bool {
                 } else {
                     format!("position startpos moves {}", played.join(" "))
                 };
-                process.send(&position).expect("engine alive");
+                process.send(&command(&position)).expect("engine alive");
                 let sent = Instant::now();
-                process.send(&go).expect("engine alive");
-                let line = loop {
-                    match process.read(sent + HANG) {
-                        Reply::Line(l) if l.starts_with("bestmove ") => break l,
-                        Reply::Line(_) => {}
+                process.send(&command(&go)).expect("engine alive");
+                let mv = loop {
+                    match process.hear(sent + HANG) {
+                        Heard::Reply(Reply::BestMove(Some(mv))) => break mv,
+                        Heard::Reply(_) => {}
                         other => panic!("{}: {other:?}", entry.id),
                     }
                 };
                 let used = sent.elapsed().as_secs_f64() * 1000.0;
-                let mv = line["bestmove ".len()..].to_string();
                 moves_made += 1;
                 used_sum += used;
                 let left = clocks[order] as f64 - used;

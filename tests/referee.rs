@@ -90,7 +90,7 @@ fn a_crashing_engine_forfeits_and_is_restarted_for_the_next_game() {
     assert_eq!(recs.len(), 4, "the match goes on after each crash");
     assert!(
         recs.iter()
-            .all(|r| r.reason == "crash of crash" && r.result == "1-0"),
+            .all(|r| r.reason == "crash" && r.by.as_deref() == Some("crash") && r.result == "1-0"),
         "{recs:?}"
     );
     assert!(out.contains("Forfeits: crash: crash 4"), "{out}");
@@ -99,7 +99,11 @@ fn a_crashing_engine_forfeits_and_is_restarted_for_the_next_game() {
 #[test]
 fn a_hanging_engine_forfeits_by_stall() {
     let (out, recs) = faulty("hang", &temp("hang.txt"));
-    assert!(recs.iter().all(|r| r.reason == "stall of hang"), "{recs:?}");
+    assert!(
+        recs.iter()
+            .all(|r| r.reason == "stall" && r.by.as_deref() == Some("hang")),
+        "{recs:?}"
+    );
     assert!(out.contains("hang: stall 4"), "{out}");
 }
 
@@ -107,8 +111,9 @@ fn a_hanging_engine_forfeits_by_stall() {
 fn an_illegal_move_forfeits() {
     let (_, recs) = faulty("illegal", &temp("illegal.txt"));
     assert!(
-        recs.iter()
-            .all(|r| r.reason == "illegal move a1a1 by illegal"),
+        recs.iter().all(|r| r.reason == "illegal-move"
+            && r.by.as_deref() == Some("illegal")
+            && r.detail.as_deref().is_some_and(|d| d.contains("a1a1"))),
         "{recs:?}"
     );
 }
@@ -118,7 +123,7 @@ fn garbage_output_forfeits() {
     let (_, recs) = faulty("garbage", &temp("garbage.txt"));
     assert!(
         recs.iter()
-            .all(|r| r.reason == "garbage output from garbage"),
+            .all(|r| r.reason == "garbage" && r.by.as_deref() == Some("garbage")),
         "{recs:?}"
     );
 }
@@ -148,7 +153,11 @@ fn records_replay_against_the_rules() {
     assert!(out.status.success());
     for r in records(&path) {
         let replayed = replay(&r).unwrap_or_else(|e| panic!("{e}"));
-        assert_ne!(replayed.status, "ongoing", "a game that ended by the rules");
+        assert!(
+            !r.is_forfeit() && r.reason != "max-plies",
+            "a game that ended by the rules: {}",
+            replayed.ending
+        );
     }
     let out = run(&["replay", path.to_str().unwrap()]);
     assert!(out.status.success());
@@ -378,13 +387,23 @@ fn sprt_stops_the_match_when_it_decides() {
     ]);
     assert!(out.status.success());
     let text = stdout(&out);
-    assert!(text.contains("H1 accepted"), "{text}");
+    let stop = text
+        .lines()
+        .find_map(|l| l.strip_prefix("SPRT: H1 accepted after "))
+        .unwrap_or_else(|| panic!("no decision: {text}"));
+    let decided_at: usize = stop.split(' ').next().unwrap().parse().unwrap();
     let played = text
         .lines()
         .filter(|l| l.starts_with("Finished game"))
         .count();
+    assert_eq!(played, decided_at, "no game starts after the decision");
     assert!(played < 60, "stopped early: {played} games");
-    assert!(text.contains("SPRT: llr "));
+    // The final report states the same verdict as the stop.
+    let summary = text.rsplit("Score of strong vs random").next().unwrap();
+    assert!(
+        summary.contains(&format!("H1 accepted after {decided_at} games")),
+        "{summary}"
+    );
 }
 
 #[test]

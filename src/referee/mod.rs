@@ -1,15 +1,31 @@
-//! The referee: matches between two engine processes speaking the protocol.
+//! The referee: matches between two engine processes speaking the protocol,
+//! split by responsibility as fastchess is:
 //!
-//! - [`spec`]: engine command lines, settings and time controls.
-//! - [`engine`]: a process with deadlines on every read, killed by pid.
-//! - [`play`]: one game, with one outcome path per way of ending.
-//! - [`tournament`]: pairs, openings, dice, concurrency, records, summary.
-//! - [`record`]: the game-record format and replay against the rules.
-//! - [`stats`]: Elo, LOS, pentanomial counts, SPRT.
+//! - [`process`]: an engine process in its own process group, typed
+//!   commands out, typed replies in through a bounded buffer.
+//! - [`clock`]: the clocks of a game and the time each move may take.
+//! - [`game`]: one game, with one ending path per way of ending, liveness
+//!   by `isready` pings.
+//! - [`schedule`]: pairs, openings, dice, seats, shards, the fingerprint.
+//! - [`scoreboard`]: results added up from records.
+//! - [`stats`]: Elo, LOS, pentanomial counts, the generalised SPRT.
+//! - [`report`]: header, progress, Elo/SPRT blocks, summary.
+//! - [`record`]: the game-record format, its file and replay.
+//! - [`tournament`]: workers, concurrency, early ends.
+//! - [`config`], [`spec`]: the settings of a match and of each engine.
+//! - [`merge`]: adding up a match played in parts; JSON results.
+//! - [`interrupt`]: Ctrl-C and SIGTERM, which end a match with its summary.
 
-pub mod engine;
-pub mod play;
+pub mod clock;
+pub mod config;
+pub mod game;
+pub mod interrupt;
+pub mod merge;
+pub mod process;
 pub mod record;
+pub mod report;
+pub mod schedule;
+pub mod scoreboard;
 pub mod spec;
 pub mod stats;
 pub mod tournament;

@@ -1,61 +1,174 @@
 //! Game records: one line per finished game, tab-separated `key=value`
-//! fields, so a record can be read back and replayed against the rules.
+//! fields in a fixed order, ending with a checksum of the rest, so that a
+//! truncated or mangled line is found, not misread.
 //!
 //! ```text
-//! game=safari-dual  rules=  start=<notation>  seed=7  pair=0  index=0
-//! seats=r:full,a:greedy  result=1-0  winner=r  reason=rules  moves=c1d2 c5b4 ...
+//! v=2  match=<fingerprint>  game=safari-dual  rules=  start=<notation>
+//! seed=7  pair=0  index=0  games=40  engines=full,greedy  seats=r:full,a:greedy
+//! result=1-0  winner=full  seat=r  reason=lion-captured  by=-  detail=-
+//! moves=c1d2 c5b4 ...  thought=12:5:cp9 14:6:cp-3 ...  sum=<16 hex digits>
 //! ```
+//!
+//! - `result` is the first engine's (`engines` order), `winner` the engine
+//!   that won (or `-`), `seat` the seat that won (or `-`: a draw, or a
+//!   forfeit in a game of more than two seats), `reason` the game's reason
+//!   word, `max-plies` or a forfeit's word, `by` the engine that forfeited
+//!   and `detail` what happened.
+//! - `thought` has one `<ms>:<depth>:<score>` per engine move (rolls have
+//!   none): the time it took and the last depth and score it reported
+//!   (`-` when none; scores `cp12`, `w3` win in 3, `l2` loss in 2, `m-3`).
+//! - `match` identifies the match settings (see `schedule::fingerprint`).
 
 use std::fmt;
+use std::fs::File;
+use std::io::Write;
+use std::path::Path;
 
+use super::game::{Forfeit, Thought};
 use crate::game::Status;
+use crate::protocol::reply::ScoreText;
 use crate::runtime::registry;
+
+/// The format's version, the first field.
+pub const VERSION: &str = "2";
 
 /// One game as recorded.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct Record {
+    /// The fingerprint of the match's settings.
+    pub fingerprint: String,
     pub game: String,
     pub rules: Vec<String>,
     pub start: String,
     pub seed: u64,
     pub pair: u32,
     pub index: u32,
+    /// Games of the whole match (all shards together).
+    pub games: u32,
+    /// The two engines of the match, in the order `result` counts them.
+    pub engines: [String; 2],
     /// Seat letter and engine name, in seat order.
     pub seats: Vec<(char, String)>,
     /// `1-0`, `0-1` or `1/2-1/2` for the first engine.
     pub result: String,
-    /// The winning seat's letter, or `-`.
-    pub winner: String,
+    /// The engine that won, if one did.
+    pub winner: Option<String>,
+    /// The seat that won, if one did.
+    pub seat: Option<char>,
     pub reason: String,
+    /// The engine that forfeited.
+    pub by: Option<String>,
+    pub detail: Option<String>,
     pub moves: Vec<String>,
+    pub thoughts: Vec<Thought>,
 }
 
-const FIELDS: [&str; 11] = [
-    "game", "rules", "start", "seed", "pair", "index", "seats", "result", "winner", "reason",
-    "moves",
+const KEYS: [&str; 20] = [
+    "v", "match", "game", "rules", "start", "seed", "pair", "index", "games", "engines", "seats",
+    "result", "winner", "seat", "reason", "by", "detail", "moves", "thought", "sum",
 ];
 
-impl fmt::Display for Record {
-    fn fmt(&self, f: &mut fmt::Formatter) -> fmt::Result {
-        let seats: Vec<String> = self.seats.iter().map(|(s, n)| format!("{s}:{n}")).collect();
-        write!(
-            f,
-            "game={}\trules={}\tstart={}\tseed={}\tpair={}\tindex={}\tseats={}\tresult={}\twinner={}\treason={}\tmoves={}",
-            self.game,
-            self.rules.join(" "),
-            self.start,
-            self.seed,
-            self.pair,
-            self.index,
-            seats.join(","),
-            self.result,
-            self.winner,
-            self.reason,
-            self.moves.join(" ")
-        )
+/// FNV-1a, 64 bits: a checksum against truncation, not against intent.
+pub fn checksum(text: &str) -> u64 {
+    text.bytes().fold(0xcbf2_9ce4_8422_2325, |h, b| {
+        (h ^ b as u64).wrapping_mul(0x0000_0100_0000_01b3)
+    })
+}
+
+fn optional(value: &Option<String>) -> &str {
+    value.as_deref().unwrap_or("-")
+}
+
+fn score_word(score: ScoreText) -> String {
+    match score {
+        ScoreText::Cp(n) => format!("cp{n}"),
+        ScoreText::Win(n) => format!("w{n}"),
+        ScoreText::Loss(n) => format!("l{n}"),
+        ScoreText::Mate(n) => format!("m{n}"),
     }
 }
 
+fn parse_score(word: &str) -> Option<ScoreText> {
+    let number = |s: &str| s.parse::<i64>().ok();
+    if let Some(n) = word.strip_prefix("cp") {
+        return number(n).map(|n| ScoreText::Cp(n as i32));
+    }
+    if let Some(n) = word.strip_prefix('w') {
+        return n.parse().ok().map(ScoreText::Win);
+    }
+    if let Some(n) = word.strip_prefix('l') {
+        return n.parse().ok().map(ScoreText::Loss);
+    }
+    if let Some(n) = word.strip_prefix('m') {
+        return number(n).map(|n| ScoreText::Mate(n as i32));
+    }
+    None
+}
+
+impl fmt::Display for Thought {
+    fn fmt(&self, f: &mut fmt::Formatter) -> fmt::Result {
+        let depth = self.depth.map_or("-".to_string(), |d| d.to_string());
+        let score = self.score.map_or("-".to_string(), score_word);
+        write!(f, "{}:{depth}:{score}", self.ms)
+    }
+}
+
+impl Record {
+    /// The line without its checksum field.
+    fn body(&self) -> String {
+        let seats: Vec<String> = self.seats.iter().map(|(s, n)| format!("{s}:{n}")).collect();
+        let thoughts: Vec<String> = self.thoughts.iter().map(Thought::to_string).collect();
+        let values = [
+            VERSION.to_string(),
+            self.fingerprint.clone(),
+            self.game.clone(),
+            self.rules.join(" "),
+            self.start.clone(),
+            self.seed.to_string(),
+            self.pair.to_string(),
+            self.index.to_string(),
+            self.games.to_string(),
+            self.engines.join(","),
+            seats.join(","),
+            self.result.clone(),
+            optional(&self.winner).to_string(),
+            self.seat.map_or("-".to_string(), |c| c.to_string()),
+            self.reason.clone(),
+            optional(&self.by).to_string(),
+            optional(&self.detail).to_string(),
+            self.moves.join(" "),
+            thoughts.join(" "),
+        ];
+        KEYS.iter()
+            .zip(values)
+            .map(|(k, v)| format!("{k}={v}"))
+            .collect::<Vec<_>>()
+            .join("\t")
+    }
+
+    /// Whether the game ended by a forfeit.
+    pub fn is_forfeit(&self) -> bool {
+        Forfeit::WORDS.contains(&self.reason.as_str())
+    }
+
+    /// Points of the first engine.
+    pub fn points(&self) -> f64 {
+        match self.result.as_str() {
+            "1-0" => 1.0,
+            "0-1" => 0.0,
+            _ => 0.5,
+        }
+    }
+}
+
+impl fmt::Display for Record {
+    fn fmt(&self, f: &mut fmt::Formatter) -> fmt::Result {
+        let body = self.body();
+        write!(f, "{body}\tsum={:016x}", checksum(&body))
+    }
+}
+
+/// Why a record line was refused.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct RecordError(pub String);
 
@@ -65,57 +178,202 @@ impl fmt::Display for RecordError {
     }
 }
 
+impl std::error::Error for RecordError {}
+
+fn bad(why: impl Into<String>) -> RecordError {
+    RecordError(why.into())
+}
+
 impl std::str::FromStr for Record {
     type Err = RecordError;
 
+    /// Strict: every field once, in order, and a matching checksum.
     fn from_str(line: &str) -> Result<Record, RecordError> {
-        let mut values: Vec<Option<&str>> = vec![None; FIELDS.len()];
-        for field in line.split('\t') {
-            let (key, value) = field
-                .split_once('=')
-                .ok_or_else(|| RecordError(format!("field '{field}' is not key=value")))?;
-            let i = FIELDS
-                .iter()
-                .position(|&k| k == key)
-                .ok_or_else(|| RecordError(format!("unknown field '{key}'")))?;
-            values[i] = Some(value);
+        if line.starts_with("game=") {
+            return Err(bad(
+                "a record of the older format (before v=2): no checksum to trust",
+            ));
         }
-        let get = |i: usize| {
-            values[i].ok_or_else(|| RecordError(format!("missing field '{}'", FIELDS[i])))
-        };
+        let fields: Vec<&str> = line.split('\t').collect();
+        let mut values = Vec::with_capacity(KEYS.len());
+        for (i, field) in fields.iter().enumerate() {
+            let (key, value) = field.split_once('=').ok_or_else(|| {
+                bad(format!(
+                    "field '{}' is not key=value",
+                    crate::text::clip(field)
+                ))
+            })?;
+            match KEYS.get(i) {
+                Some(expected) if *expected == key => values.push(value),
+                Some(expected)
+                    if KEYS.contains(&key)
+                        && fields[..i]
+                            .iter()
+                            .any(|f| f.starts_with(&format!("{key}="))) =>
+                {
+                    return Err(bad(format!("field '{key}' twice (expected '{expected}')")))
+                }
+                Some(expected) => {
+                    return Err(bad(format!("field '{key}' where '{expected}' belongs")))
+                }
+                None => return Err(bad(format!("field '{key}' after the checksum"))),
+            }
+        }
+        if values.len() < KEYS.len() {
+            return Err(bad(format!(
+                "truncated: {} of {} fields, the last '{}'",
+                values.len(),
+                KEYS.len(),
+                KEYS[values.len().saturating_sub(1)]
+            )));
+        }
+        if values[0] != VERSION {
+            return Err(bad(format!(
+                "format version {} (this referee writes {VERSION})",
+                values[0]
+            )));
+        }
+        let body_end = line.rfind("\tsum=").expect("the sum field is there");
+        let sum = u64::from_str_radix(values[19], 16)
+            .map_err(|_| bad("the checksum is not hexadecimal"))?;
+        if checksum(&line[..body_end]) != sum {
+            return Err(bad(
+                "the checksum does not match: the line was changed or cut",
+            ));
+        }
         let number = |i: usize| -> Result<u64, RecordError> {
-            get(i)?
+            values[i]
                 .parse()
-                .map_err(|_| RecordError(format!("field '{}' is not a number", FIELDS[i])))
+                .map_err(|_| bad(format!("field '{}' is not a number", KEYS[i])))
         };
         let words = |s: &str| s.split_whitespace().map(String::from).collect::<Vec<_>>();
-        let seats = get(6)?
+        let maybe = |s: &str| (s != "-").then(|| s.to_string());
+        let engines: Vec<&str> = values[9].split(',').collect();
+        let [first, second] = engines[..] else {
+            return Err(bad("field 'engines' does not name two engines"));
+        };
+        let seats = values[10]
             .split(',')
             .filter(|s| !s.is_empty())
             .map(|s| {
                 let (seat, name) = s
                     .split_once(':')
-                    .ok_or_else(|| RecordError(format!("bad seat entry '{s}'")))?;
+                    .ok_or_else(|| bad(format!("bad seat entry '{s}'")))?;
                 let mut letters = seat.chars();
                 match (letters.next(), letters.next()) {
                     (Some(c), None) => Ok((c, name.to_string())),
-                    _ => Err(RecordError(format!("bad seat letter '{seat}'"))),
+                    _ => Err(bad(format!("bad seat letter '{seat}'"))),
                 }
             })
             .collect::<Result<Vec<_>, _>>()?;
+        let seat = match values[13] {
+            "-" => None,
+            s if s.chars().count() == 1 => s.chars().next(),
+            s => return Err(bad(format!("bad winning seat '{s}'"))),
+        };
+        let thoughts = values[18]
+            .split_whitespace()
+            .map(|t| {
+                let parts: Vec<&str> = t.split(':').collect();
+                let [ms, depth, score] = parts[..] else {
+                    return Err(bad(format!("bad thought '{t}'")));
+                };
+                Ok(Thought {
+                    ms: ms.parse().map_err(|_| bad(format!("bad thought '{t}'")))?,
+                    depth: (depth != "-")
+                        .then(|| depth.parse())
+                        .transpose()
+                        .map_err(|_| bad(format!("bad thought '{t}'")))?,
+                    score: match score {
+                        "-" => None,
+                        s => Some(parse_score(s).ok_or_else(|| bad(format!("bad thought '{t}'")))?),
+                    },
+                })
+            })
+            .collect::<Result<Vec<_>, _>>()?;
+        if !["1-0", "0-1", "1/2-1/2"].contains(&values[11]) {
+            return Err(bad(format!("bad result '{}'", values[11])));
+        }
         Ok(Record {
-            game: get(0)?.to_string(),
-            rules: words(get(1)?),
-            start: get(2)?.to_string(),
-            seed: number(3)?,
-            pair: number(4)? as u32,
-            index: number(5)? as u32,
+            fingerprint: values[1].to_string(),
+            game: values[2].to_string(),
+            rules: words(values[3]),
+            start: values[4].to_string(),
+            seed: number(5)?,
+            pair: number(6)? as u32,
+            index: number(7)? as u32,
+            games: number(8)? as u32,
+            engines: [first.to_string(), second.to_string()],
             seats,
-            result: get(7)?.to_string(),
-            winner: get(8)?.to_string(),
-            reason: get(9)?.to_string(),
-            moves: words(get(10)?),
+            result: values[11].to_string(),
+            winner: maybe(values[12]),
+            seat,
+            reason: values[14].to_string(),
+            by: maybe(values[15]),
+            detail: maybe(values[16]),
+            moves: words(values[17]),
+            thoughts,
         })
+    }
+}
+
+/// Reads a record file: every line parsed, or the first bad one with its
+/// line number.
+pub fn read_file(path: &Path) -> Result<Vec<Record>, RecordError> {
+    let text = std::fs::read_to_string(path)
+        .map_err(|e| bad(format!("cannot read {}: {e}", path.display())))?;
+    let mut records = Vec::new();
+    for (n, line) in text.lines().enumerate() {
+        if line.trim().is_empty() || line.starts_with('#') {
+            continue;
+        }
+        let record = line
+            .parse::<Record>()
+            .map_err(|e| bad(format!("{} line {}: {e}", path.display(), n + 1)))?;
+        records.push(record);
+    }
+    Ok(records)
+}
+
+/// A record file open for appending, locked against a second referee.
+pub struct RecordFile {
+    file: File,
+    path: std::path::PathBuf,
+}
+
+impl RecordFile {
+    /// Opens (creating) `path` for appending and takes an exclusive lock
+    /// on it; a file another referee is writing is an error.
+    pub fn open(path: &Path) -> Result<RecordFile, String> {
+        let file = std::fs::OpenOptions::new()
+            .create(true)
+            .append(true)
+            .open(path)
+            .map_err(|e| e.to_string())?;
+        #[cfg(unix)]
+        {
+            use std::os::unix::io::AsRawFd;
+            // SAFETY: flock on a descriptor this function owns.
+            let locked = unsafe { libc::flock(file.as_raw_fd(), libc::LOCK_EX | libc::LOCK_NB) };
+            if locked != 0 {
+                return Err("another referee is writing it".to_string());
+            }
+        }
+        Ok(RecordFile {
+            file,
+            path: path.to_path_buf(),
+        })
+    }
+
+    /// Appends one record as one write of one line and flushes it to the
+    /// disk, so a killed referee leaves whole lines only.
+    pub fn append(&mut self, record: &Record) -> Result<(), String> {
+        let mut line = record.to_string();
+        line.push('\n');
+        self.file
+            .write_all(line.as_bytes())
+            .and_then(|_| self.file.sync_data())
+            .map_err(|e| format!("cannot write to {}: {e}", self.path.display()))
     }
 }
 
@@ -123,60 +381,88 @@ impl std::str::FromStr for Record {
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct Replayed {
     pub final_notation: String,
-    pub status: String,
+    /// How the game ended, as people read it: by the rules, or the forfeit
+    /// or adjudication and who won.
+    pub ending: String,
 }
 
 /// Plays a record's moves from its start with the rules and checks that the
-/// recorded result is what the rules say (or, for a forfeit or the ply
-/// limit, that the rules had not ended the game).
+/// recorded ending agrees: a result by the rules must be what the rules
+/// say; a forfeit or the ply limit must come while the rules had not ended
+/// the game.
 pub fn replay(record: &Record) -> Result<Replayed, RecordError> {
     let entry = registry::find(&record.game)
-        .ok_or_else(|| RecordError(format!("unknown game '{}'", record.game)))?;
+        .ok_or_else(|| bad(format!("unknown game '{}'", record.game)))?;
     let mut session = entry
         .session(&record.rules)
-        .map_err(|e| RecordError(e.to_string()))?;
+        .map_err(|e| bad(e.to_string()))?;
     session
         .set_position(Some(&record.start), &[])
-        .map_err(|e| RecordError(format!("start: {e}")))?;
+        .map_err(|e| bad(format!("start: {e}")))?;
     for (i, mv) in record.moves.iter().enumerate() {
         session
             .play_moves(std::slice::from_ref(mv))
-            .map_err(|e| RecordError(format!("move {} ({mv}): {e}", i + 1)))?;
+            .map_err(|e| bad(format!("move {} ({mv}): {e}", i + 1)))?;
     }
     let status = session.status();
-    let described = match status {
-        Status::Ongoing => "ongoing".to_string(),
-        Status::Over(crate::game::Outcome::Draw, reason) => format!("draw ({reason})"),
-        Status::Over(crate::game::Outcome::Win(seat), reason) => {
-            format!("win {} ({reason})", session.seat_letter_of(seat))
-        }
-    };
+    let winner = |seat| session.seat_letter_of(seat);
     let by_rules = entry.is_end_reason(&record.reason);
-    match status {
+    let ending = match status {
         Status::Over(outcome, reason) if by_rules => {
-            let winner = match outcome {
-                crate::game::Outcome::Win(seat) => session.seat_letter_of(seat).to_string(),
-                crate::game::Outcome::Draw => "-".to_string(),
+            let seat = match outcome {
+                crate::game::Outcome::Win(seat) => Some(winner(seat)),
+                crate::game::Outcome::Draw => None,
             };
-            if reason.to_string() != record.reason || winner != record.winner {
-                return Err(RecordError(format!(
-                    "the rules say {described}, the record says {} ({})",
-                    record.winner, record.reason
+            if reason.to_string() != record.reason || seat != record.seat {
+                return Err(bad(format!(
+                    "the rules say {}, the record says {} ({})",
+                    describe_outcome(seat, &reason.to_string()),
+                    describe_outcome(record.seat, &record.reason),
+                    record.result
                 )));
             }
+            describe_outcome(seat, &reason.to_string())
         }
-        Status::Ongoing if !by_rules => {}
-        _ => {
-            return Err(RecordError(format!(
-                "the rules say {described}, the record says {}",
+        Status::Ongoing if !by_rules => {
+            let winner = match (&record.winner, record.seat) {
+                (Some(engine), Some(seat)) => format!("{engine} wins as {seat}"),
+                (Some(engine), None) => format!("{engine} wins"),
+                (None, _) => "draw".to_string(),
+            };
+            match &record.by {
+                Some(by) => format!("{} by {by}: {winner}", record.reason),
+                None => format!("{}: {winner}", record.reason),
+            }
+        }
+        Status::Ongoing => {
+            return Err(bad(format!(
+                "the record says {}, but by the rules the game goes on",
                 record.reason
             )))
         }
-    }
+        Status::Over(outcome, reason) => {
+            let seat = match outcome {
+                crate::game::Outcome::Win(seat) => Some(winner(seat)),
+                crate::game::Outcome::Draw => None,
+            };
+            return Err(bad(format!(
+                "the rules ended the game ({}) before the record's {}",
+                describe_outcome(seat, &reason.to_string()),
+                record.reason
+            )));
+        }
+    };
     Ok(Replayed {
         final_notation: session.notation(),
-        status: described,
+        ending,
     })
+}
+
+fn describe_outcome(seat: Option<char>, reason: &str) -> String {
+    match seat {
+        Some(seat) => format!("win {seat} ({reason})"),
+        None => format!("draw ({reason})"),
+    }
 }
 
 #[cfg(test)]
@@ -185,17 +471,28 @@ mod tests {
 
     fn sample() -> Record {
         Record {
+            fingerprint: "0123456789abcdef".into(),
             game: "hat-diviyan-keliya".into(),
             rules: vec!["start=apex".into(), "board=small".into()],
             start: "T/3/3/3 l 0 7 0".into(),
             seed: 42,
             pair: 3,
             index: 7,
+            games: 10,
+            engines: ["a".into(), "b".into()],
             seats: vec![('t', "a".into()), ('l', "b".into())],
             result: "0-1".into(),
-            winner: "-".into(),
-            reason: "crash of a".into(),
+            winner: Some("b".into()),
+            seat: Some('l'),
+            reason: "crash".into(),
+            by: Some("a".into()),
+            detail: Some("crash (the engine exited with status 3)".into()),
             moves: vec!["@b2".into(), "b1a2".into()],
+            thoughts: vec![Thought {
+                ms: 12,
+                depth: Some(3),
+                score: Some(ScoreText::Cp(-40)),
+            }],
         }
     }
 
@@ -204,22 +501,39 @@ mod tests {
         let r = sample();
         let line = r.to_string();
         assert_eq!(line.parse::<Record>().unwrap(), r);
-        assert!(line.parse::<Record>().is_ok());
-        assert!("game=x".parse::<Record>().is_err());
+        assert!(line.ends_with(&format!("\tsum={:016x}", checksum(&r.body()))));
+    }
+
+    #[test]
+    fn the_parser_refuses_cut_changed_doubled_and_old_lines() {
+        let line = sample().to_string();
+        for cut in [10, line.len() / 2, line.len() - 20, line.len() - 1] {
+            assert!(line[..cut].parse::<Record>().is_err(), "cut at {cut}");
+        }
+        let changed = line.replace("result=0-1", "result=1-0");
+        let e = changed.parse::<Record>().unwrap_err();
+        assert!(e.0.contains("checksum"), "{e}");
+        let doubled = line.replacen("\tgame=", "\tv=2\tgame=", 1);
+        assert!(doubled.parse::<Record>().unwrap_err().0.contains("twice"));
+        let old = "game=x\trules=\tstart=x";
+        assert!(old
+            .parse::<Record>()
+            .unwrap_err()
+            .0
+            .contains("older format"));
         assert!("nonsense".parse::<Record>().is_err());
     }
 
     #[test]
-    fn replay_checks_moves_and_result() {
-        let r = sample();
-        let replayed = replay(&r).unwrap();
+    fn replay_checks_moves_and_endings() {
+        let replayed = replay(&sample()).unwrap();
         assert_eq!(replayed.final_notation, "1/TL1/3/3 l 0 6 1");
+        assert_eq!(replayed.ending, "crash by a: b wins as l");
         let mut bad = sample();
         bad.moves.push("zz".into());
         assert!(replay(&bad).is_err());
         let mut wrong = sample();
         wrong.reason = "tiger-trapped".into();
-        wrong.winner = "t".into();
         assert!(replay(&wrong).is_err(), "the game is not over by the rules");
     }
 }

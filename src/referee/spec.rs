@@ -54,7 +54,7 @@ pub enum SpecError {
     BadValue {
         key: String,
         value: String,
-        expected: &'static str,
+        expected: String,
     },
 }
 
@@ -114,16 +114,34 @@ pub fn split_command(line: &str) -> Result<Vec<String>, SpecError> {
     Ok(words)
 }
 
-/// Parses `<base>+<inc>` in seconds (`10+0.1`, `60`).
-pub fn parse_tc(text: &str) -> Option<Limit> {
+/// Longest base time or increment a time control may have, in seconds
+/// (about 11.5 days: beyond it a typo is likelier than a plan).
+pub const MAX_TC_SECONDS: f64 = 1_000_000.0;
+
+/// Parses `<base>+<inc>` in seconds (`10+0.1`, `60`), or says what is wrong.
+pub fn parse_tc(text: &str) -> Result<Limit, String> {
     let (base, inc) = text.split_once('+').unwrap_or((text, "0"));
-    let seconds = |s: &str| s.parse::<f64>().ok().filter(|v| v.is_finite() && *v >= 0.0);
-    let (base, inc) = (seconds(base)?, seconds(inc)?);
-    if base <= 0.0 {
-        return None;
+    let seconds = |s: &str, what: &str| -> Result<f64, String> {
+        let v: f64 = s
+            .parse()
+            .map_err(|_| format!("the {what} '{s}' is not a number of seconds"))?;
+        if !v.is_finite() || v < 0.0 {
+            return Err(format!("the {what} '{s}' is not a number of seconds"));
+        }
+        if v > MAX_TC_SECONDS {
+            return Err(format!(
+                "the {what} {s} s is longer than {MAX_TC_SECONDS} s"
+            ));
+        }
+        Ok(v)
+    };
+    let (base, inc) = (seconds(base, "base time")?, seconds(inc, "increment")?);
+    let base_ms = (base * 1000.0).round() as u64;
+    if base_ms == 0 {
+        return Err("the base time must be at least 1 ms".to_string());
     }
-    Some(Limit::Clock {
-        base_ms: (base * 1000.0).round() as u64,
+    Ok(Limit::Clock {
+        base_ms,
         inc_ms: (inc * 1000.0).round() as u64,
     })
 }
@@ -143,28 +161,33 @@ pub fn parse_engine(values: &[String], index: usize) -> Result<EngineSpec, SpecE
         let (key, value) = setting
             .split_once('=')
             .ok_or_else(|| SpecError::UnknownSetting(setting.clone()))?;
-        let bad = |expected| SpecError::BadValue {
+        let bad = |expected: &str| SpecError::BadValue {
             key: key.to_string(),
             value: value.to_string(),
-            expected,
+            expected: expected.to_string(),
         };
         match key {
             "name" if !value.is_empty() => spec.name = value.to_string(),
             "name" => return Err(bad("a non-empty name")),
             "tc" => {
-                spec.limit = Some(
-                    parse_tc(value).ok_or_else(|| bad("<base>+<inc> in seconds, e.g. 10+0.1"))?,
-                )
+                spec.limit =
+                    Some(parse_tc(value).map_err(|why| {
+                        bad(&format!("<base>+<inc> in seconds, e.g. 10+0.1 ({why})"))
+                    })?)
             }
             "movetime" => {
                 spec.limit = Some(Limit::MoveTime(
-                    value.parse().map_err(|_| bad("milliseconds"))?,
+                    positive(value).ok_or_else(|| bad("milliseconds, at least 1"))?,
                 ))
             }
-            "depth" => spec.limit = Some(Limit::Depth(value.parse().map_err(|_| bad("a depth"))?)),
+            "depth" => {
+                spec.limit = Some(Limit::Depth(
+                    positive(value).ok_or_else(|| bad("a depth, at least 1"))? as u32,
+                ))
+            }
             "nodes" => {
                 spec.limit = Some(Limit::Nodes(
-                    value.parse().map_err(|_| bad("a node count"))?,
+                    positive(value).ok_or_else(|| bad("a node count, at least 1"))?,
                 ))
             }
             _ => match key.strip_prefix("option.") {
@@ -176,6 +199,14 @@ pub fn parse_engine(values: &[String], index: usize) -> Result<EngineSpec, SpecE
         }
     }
     Ok(spec)
+}
+
+/// A whole number of at least 1 (depths up to a u32).
+fn positive(value: &str) -> Option<u64> {
+    value
+        .parse::<u64>()
+        .ok()
+        .filter(|&n| n >= 1 && n <= u32::MAX as u64 * 1024)
 }
 
 fn default_name(command: &[String], index: usize) -> String {
@@ -247,20 +278,25 @@ mod tests {
     fn time_controls() {
         assert_eq!(
             parse_tc("10+0.1"),
-            Some(Limit::Clock {
+            Ok(Limit::Clock {
                 base_ms: 10_000,
                 inc_ms: 100
             })
         );
         assert_eq!(
             parse_tc("60"),
-            Some(Limit::Clock {
+            Ok(Limit::Clock {
                 base_ms: 60_000,
                 inc_ms: 0
             })
         );
-        assert_eq!(parse_tc("0+1"), None);
-        assert_eq!(parse_tc("x+1"), None);
-        assert_eq!(parse_tc("-5"), None);
+        assert_eq!(
+            parse_tc("0+1"),
+            Err("the base time must be at least 1 ms".into())
+        );
+        assert!(parse_tc("x+1").unwrap_err().contains("'x' is not a number"));
+        assert!(parse_tc("-5").unwrap_err().contains("'-5' is not a number"));
+        assert!(parse_tc("1e300+0").unwrap_err().contains("longer than"));
+        assert!(parse_tc("1+inf").unwrap_err().contains("increment"));
     }
 }

@@ -1,325 +1,339 @@
-//! A match: games in pairs (same opening, same dice, seats swapped), played
-//! by worker threads that each own one process of each engine, with results
-//! recorded as they finish and summed into score, Elo, LOS, pentanomial
-//! counts and an optional SPRT that may stop the match early.
+//! A match: games handed to worker threads that each own one process of
+//! each engine, results recorded and added up as they finish, reports as
+//! it goes, and an early end when the SPRT decides, a record cannot be
+//! written, or the user interrupts.
 
-use std::collections::{BTreeMap, HashMap};
+use std::collections::VecDeque;
 use std::fmt;
-use std::fs::{File, OpenOptions};
 use std::io::Write;
-use std::path::PathBuf;
-use std::sync::atomic::{AtomicBool, AtomicU32, Ordering};
-use std::sync::mpsc::channel;
-use std::time::Duration;
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::mpsc::{channel, sync_channel, RecvTimeoutError, Sender, SyncSender};
+use std::sync::Mutex;
+use std::time::{Duration, Instant};
 
-use super::engine::EngineProcess;
-use super::play::{play, result_text, Ending, Finished, Forfeit, GameSpec};
-use super::record::Record;
-use super::spec::{EngineSpec, Limit};
-use super::stats::{elo_interval, los, Pentanomial, Sprt, Tally, Verdict};
-use crate::game::{Status, MAX_SEATS};
-use crate::rng::Rng;
-use crate::runtime::registry::GameEntry;
+use super::config::MatchConfig;
+use super::game::{play, result_text, Ending, Finished, Forfeit, GameSpec};
+use super::process::{EngineProcess, StartError};
+use super::record::{read_file, Record, RecordFile};
+use super::report;
+use super::schedule::{self, dice_seed, fingerprint, pair_start, seating};
+use super::scoreboard::Scoreboard;
+use crate::game::{Seat, MAX_SEATS};
 
-pub struct MatchConfig {
-    pub engines: [EngineSpec; 2],
-    pub entry: &'static GameEntry,
-    pub rules: Vec<String>,
-    pub games: u32,
-    /// The limit of engines that set none of their own.
-    pub limit: Limit,
-    pub concurrency: usize,
-    pub seed: u64,
-    /// Start notations, used in turn, one per pair.
-    pub openings: Vec<String>,
-    /// Random plies from the start when there is no opening file.
-    pub random_openings: u32,
-    pub record: Option<PathBuf>,
-    pub max_plies: Option<u32>,
-    pub sprt: Option<Sprt>,
-    pub quiet: bool,
-    /// How long past its time an engine may stay silent before it forfeits.
-    pub stall: Duration,
-    pub margin_ms: u64,
-}
-
+/// A match that could not start.
 #[derive(Debug)]
 pub enum MatchError {
-    Engine { name: String, why: String },
-    Record { path: PathBuf, why: String },
+    /// An engine did not start, or refused its options.
+    Engine { name: String, why: StartError },
+    /// The record file cannot be used.
+    Record(String),
 }
 
 impl fmt::Display for MatchError {
     fn fmt(&self, f: &mut fmt::Formatter) -> fmt::Result {
         match self {
             MatchError::Engine { name, why } => write!(f, "engine {name}: {why}"),
-            MatchError::Record { path, why } => write!(f, "record file {}: {why}", path.display()),
+            MatchError::Record(why) => write!(f, "record file {why}"),
         }
     }
 }
 
 impl std::error::Error for MatchError {}
 
-/// The outcome of a match.
-#[derive(Clone, Debug, Default)]
-pub struct Summary {
-    pub tally: Tally,
-    pub pentanomial: Pentanomial,
-    /// (engine, forfeit kind) -> count.
-    pub forfeits: BTreeMap<(usize, &'static str), u32>,
-    pub llr: Option<f64>,
-    pub verdict: Option<Verdict>,
-    /// Points of the first engine per game index.
-    pub results: BTreeMap<u32, f64>,
+/// How a match that started came to its end.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum Finish {
+    /// Every game was played.
+    Completed,
+    /// The SPRT decided.
+    Decided,
+    /// Ctrl-C.
+    Interrupted,
+    /// A record could not be written; the match stopped.
+    RecordFailed(String),
+}
+
+/// The end of a match.
+pub struct MatchOutcome {
+    pub board: Scoreboard,
+    pub finish: Finish,
+    /// Milliseconds the referee spent between engine replies, and the
+    /// engine moves, for its overhead.
     pub referee_ms: f64,
     pub engine_moves: u64,
 }
 
-/// 64 well-mixed bits from the match seed, a pair and a purpose.
-fn derive(seed: u64, pair: u32, purpose: u64) -> u64 {
-    Rng::new(seed ^ (pair as u64).wrapping_mul(0x9E37_79B9_7F4A_7C15) ^ purpose).next_u64()
+/// Tells a worker, when dropped, that its game has been counted.
+struct Counted(SyncSender<()>);
+
+impl Drop for Counted {
+    fn drop(&mut self) {
+        let _ = self.0.send(());
+    }
 }
 
-const DICE: u64 = 0xD1CE;
-const OPENING: u64 = 0x0BE1;
-
-/// The start of a pair: an opening from the list, a random opening, or the
-/// ruleset's start.
-fn pair_start(config: &MatchConfig, pair: u32) -> String {
-    let mut session = config
-        .entry
-        .session(&config.rules)
-        .expect("the ruleset was checked");
-    if !config.openings.is_empty() {
-        return config.openings[pair as usize % config.openings.len()].clone();
-    }
-    if config.random_openings == 0 {
-        return session.notation();
-    }
-    let start = session.boxed();
-    let mut rng = Rng::new(derive(config.seed, pair, OPENING));
-    // A random opening that already ends the game is drawn again.
-    for _ in 0..100 {
-        session = start.boxed();
-        let mut plies = 0;
-        while plies < config.random_openings && session.status() == Status::Ongoing {
-            let moves = session.legal_moves();
-            let mv = moves[rng.below(moves.len() as u64) as usize].clone();
-            if !session.awaiting_chance() {
-                plies += 1;
-            }
-            session.play_moves(&[mv]).expect("a legal move plays");
-        }
-        if session.status() == Status::Ongoing {
-            break;
-        }
-    }
-    session.notation()
-}
-
-/// Which engine plays each seat in game `index` of the match.
-fn seating(config: &MatchConfig, start: &str, index: u32) -> ([usize; MAX_SEATS], Vec<u8>) {
-    let mut session = config
-        .entry
-        .session(&config.rules)
-        .expect("the ruleset was checked");
-    session
-        .set_position(Some(start), &[])
-        .expect("openings were checked");
-    let order = session.seats_in_play();
-    let mut engine_of_seat = [0; MAX_SEATS];
-    for (i, &seat) in order.iter().enumerate() {
-        engine_of_seat[seat as usize] = (i + index as usize % 2) % 2;
-    }
-    (engine_of_seat, order)
-}
-
-fn limit_of(config: &MatchConfig, e: usize) -> Limit {
-    config.engines[e].limit.unwrap_or(config.limit)
-}
-
-/// A result line from a worker.
+/// One finished game from a worker.
 struct Done {
+    /// Answered once the result is counted, so that no new game starts
+    /// after a decision that this game made.
+    counted: SyncSender<()>,
     index: u32,
     start: String,
     engine_of_seat: [usize; MAX_SEATS],
-    order: Vec<u8>,
+    order: Vec<Seat>,
     finished: Finished,
 }
 
-/// Starts each engine once to check it speaks the protocol.
-pub fn check_engines(config: &MatchConfig) -> Result<(), MatchError> {
-    for spec in &config.engines {
-        EngineProcess::start(spec, config.stall.max(Duration::from_secs(5))).map_err(|e| {
-            MatchError::Engine {
-                name: spec.name.clone(),
-                why: e.to_string(),
-            }
-        })?;
-    }
-    Ok(())
-}
-
-pub fn run(config: &MatchConfig, out: &mut dyn Write) -> Result<Summary, MatchError> {
-    check_engines(config)?;
+/// Plays the match (or, with `--shard`, its slice; with `--resume`, what
+/// its record file lacks). `stop` (Ctrl-C) ends it early.
+pub fn run(
+    config: &MatchConfig,
+    out: &mut dyn Write,
+    interrupt: &AtomicBool,
+) -> Result<MatchOutcome, MatchError> {
+    let names = config.names();
+    let mut board = Scoreboard::new([names[0].to_string(), names[1].to_string()], config.sprt);
+    let fingerprint = fingerprint(config);
     let mut record_file = match &config.record {
-        Some(path) => Some(
-            OpenOptions::new()
-                .create(true)
-                .append(true)
-                .open(path)
-                .map_err(|e| MatchError::Record {
-                    path: path.clone(),
-                    why: e.to_string(),
-                })?,
-        ),
+        Some(path) => {
+            if config.resume {
+                for record in existing(path, &fingerprint)? {
+                    if !board.has(record.index) {
+                        board.add(&record);
+                    }
+                }
+            }
+            Some(
+                RecordFile::open(path)
+                    .map_err(|why| MatchError::Record(format!("{}: {why}", path.display())))?,
+            )
+        }
         None => None,
     };
-    let names = [
-        config.engines[0].name.as_str(),
-        config.engines[1].name.as_str(),
-    ];
-    let next = AtomicU32::new(0);
+    let queue: VecDeque<u32> = schedule::pairs_to_play(config)
+        .into_iter()
+        .flat_map(|pair| schedule::games_of_pair(config, pair))
+        .filter(|&index| !board.has(index))
+        .collect();
+    let to_play = queue.len() as u32;
+    if !config.quiet {
+        report::header(config, to_play, out);
+        warn_if_games_repeat(config, out);
+    }
+    // The first worker's engines start here: a match whose engines do not
+    // start, or refuse an option, stops before any game (each is started
+    // once; these play the first games).
+    let first = [start_engine(config, 0)?, start_engine(config, 1)?];
+    let queue = Mutex::new(queue);
     let stop = AtomicBool::new(false);
     let (sender, results) = channel::<Done>();
-    let mut summary = Summary::default();
-    let mut pairs: HashMap<u32, f64> = HashMap::new();
-    let mut finished_games = 0u32;
-
+    let mut finish = Finish::Completed;
+    let mut referee_ms = 0.0;
+    let mut engine_moves = 0u64;
+    let mut finished_here = 0u32;
+    let started = Instant::now();
     std::thread::scope(|scope| {
-        for _ in 0..config.concurrency.max(1) {
+        let mut first = Some(first);
+        for _ in 0..config.concurrency.max(1).min(to_play.max(1) as usize) {
+            let engines = first.take().map(|[a, b]| [Some(a), Some(b)]);
             let sender = sender.clone();
-            let (next, stop) = (&next, &stop);
-            scope.spawn(move || worker(config, next, stop, sender));
+            let (queue, stop) = (&queue, &stop);
+            scope.spawn(move || {
+                let mut engines = engines.unwrap_or([None, None]);
+                worker(config, &mut engines, queue, stop, interrupt, sender)
+            });
         }
         drop(sender);
-        for done in results {
-            finished_games += 1;
-            let index = done.index;
-            let points = done.finished.points[0];
-            summary.tally.add(points);
-            summary.results.insert(index, points);
-            summary.referee_ms += done.finished.referee_ms;
-            summary.engine_moves += done.finished.engine_moves as u64;
-            if let Ending::Forfeit { engine, forfeit } = &done.finished.ending {
-                *summary
-                    .forfeits
-                    .entry((*engine, forfeit.kind()))
-                    .or_default() += 1;
+        loop {
+            let done = match results.recv_timeout(Duration::from_millis(100)) {
+                Ok(done) => done,
+                Err(RecvTimeoutError::Timeout) => {
+                    if interrupt.load(Ordering::Relaxed) && finish == Finish::Completed {
+                        finish = Finish::Interrupted;
+                        stop.store(true, Ordering::Relaxed);
+                    }
+                    continue;
+                }
+                Err(RecvTimeoutError::Disconnected) => break,
+            };
+            // The worker waits for this until the result is counted.
+            let _counted = Counted(done.counted.clone());
+            if finish != Finish::Completed && finish != Finish::Decided {
+                continue;
             }
-            if let Some(other) = pairs.remove(&(index / 2)) {
-                summary.pentanomial.add(other + points);
-            } else {
-                pairs.insert(index / 2, points);
-            }
-            let record = to_record(config, &done, names);
+            referee_ms += done.finished.referee_ms;
+            engine_moves += done.finished.thoughts.len() as u64;
+            let record = to_record(config, &fingerprint, &done);
             if let Some(file) = record_file.as_mut() {
-                write_record(file, &record);
+                if let Err(why) = file.append(&record) {
+                    finish = Finish::RecordFailed(why);
+                    stop.store(true, Ordering::Relaxed);
+                    continue;
+                }
             }
+            finished_here += 1;
+            let decided = board.add(&record);
             if !config.quiet {
-                let _ = writeln!(
-                    out,
-                    "Finished game {} of {} ({} vs {}): {} {{{}}}",
-                    index + 1,
-                    config.games,
-                    names[0],
-                    names[1],
-                    record.result,
-                    describe(&record)
-                );
-                let _ = writeln!(out, "{}", score_line(&summary.tally, names));
+                report::game_line(&record, config.games, &board, out);
+                if config.rating_interval > 0 && finished_here % config.rating_interval == 0 {
+                    report::block(&board, out);
+                }
             }
-            if let Some(sprt) = &config.sprt {
-                let llr = if summary.pentanomial.pairs() >= 2 {
-                    sprt.llr_pentanomial(&summary.pentanomial)
-                } else {
-                    sprt.llr_trinomial(&summary.tally)
-                };
-                summary.llr = Some(llr);
-                let verdict = sprt.verdict(llr);
-                summary.verdict = Some(verdict);
-                if verdict != Verdict::Continue
-                    && !stop.swap(true, Ordering::Relaxed)
-                    && !config.quiet
-                {
-                    let _ = writeln!(
-                        out,
-                        "SPRT: {verdict} after {finished_games} games; stopping"
-                    );
+            if decided {
+                finish = Finish::Decided;
+                stop.store(true, Ordering::Relaxed);
+                if !config.quiet {
+                    if let Some(state) = &board.sprt {
+                        let _ = writeln!(
+                            out,
+                            "SPRT: {} after {} games; stopping",
+                            state.verdict,
+                            board.games()
+                        );
+                    }
                 }
             }
         }
     });
-    print_summary(config, &summary, out);
-    Ok(summary)
+    if !config.quiet {
+        let _ = writeln!(
+            out,
+            "Played {finished_here} games in {:.1} s",
+            started.elapsed().as_secs_f64()
+        );
+    }
+    Ok(MatchOutcome {
+        board,
+        finish,
+        referee_ms,
+        engine_moves,
+    })
+}
+
+/// The records of this match already in `path` (none if it does not
+/// exist); records of another match are an error, so that results of
+/// different settings are never added up.
+fn existing(path: &std::path::Path, fingerprint: &str) -> Result<Vec<Record>, MatchError> {
+    if !path.exists() {
+        return Ok(Vec::new());
+    }
+    let records = read_file(path).map_err(|e| MatchError::Record(e.to_string()))?;
+    if let Some(other) = records.iter().find(|r| r.fingerprint != fingerprint) {
+        return Err(MatchError::Record(format!(
+            "{} holds game {} of another match (settings {}, this match {fingerprint}); resume with the same settings and --seed",
+            path.display(),
+            other.index + 1,
+            other.fingerprint
+        )));
+    }
+    Ok(records)
+}
+
+/// Games with no dice from one start are alike for deterministic engines.
+fn warn_if_games_repeat(config: &MatchConfig, out: &mut dyn Write) {
+    let pairs = schedule::pairs(config);
+    let starts = if !config.openings.is_empty() {
+        config.openings.len() as u32
+    } else if config.random_openings > 0 {
+        pairs
+    } else {
+        1
+    };
+    if !config.entry.has_chance && pairs > starts {
+        let _ = writeln!(
+            out,
+            "Warning: {pairs} pairs from {starts} start(s): deterministic engines (a fixed depth, nodes, Skill 20) will repeat games. Use --random-openings N or a longer --openings file."
+        );
+    }
+}
+
+/// Starts engine `e` for the match and sets its options.
+fn start_engine(config: &MatchConfig, e: usize) -> Result<EngineProcess, MatchError> {
+    let spec = &config.engines[e];
+    let fail = |why| MatchError::Engine {
+        name: spec.name.clone(),
+        why,
+    };
+    let mut process =
+        EngineProcess::start(&spec.command, &spec.name, config.startup).map_err(fail)?;
+    process
+        .configure(&spec.options, config.stall)
+        .map_err(fail)?;
+    Ok(process)
 }
 
 fn worker(
     config: &MatchConfig,
-    next: &AtomicU32,
+    engines: &mut [Option<EngineProcess>; 2],
+    queue: &Mutex<VecDeque<u32>>,
     stop: &AtomicBool,
-    sender: std::sync::mpsc::Sender<Done>,
+    interrupt: &AtomicBool,
+    sender: Sender<Done>,
 ) {
-    let mut engines: [Option<EngineProcess>; 2] = [None, None];
+    let (counted, was_counted) = sync_channel::<()>(1);
     loop {
         if stop.load(Ordering::Relaxed) {
             return;
         }
-        let index = next.fetch_add(1, Ordering::Relaxed);
-        if index >= config.games {
+        let Some(index) = queue.lock().unwrap_or_else(|p| p.into_inner()).pop_front() else {
             return;
-        }
+        };
         let pair = index / 2;
         let start = pair_start(config, pair);
         let (engine_of_seat, order) = seating(config, &start, index);
-        let finished = play_one(config, &mut engines, &start, engine_of_seat, pair);
-        if sender
-            .send(Done {
-                index,
-                start,
-                engine_of_seat,
-                order,
-                finished,
-            })
-            .is_err()
-        {
+        // A game in progress runs to its end when the SPRT decides (it
+        // then counts for the score) and is abandoned only on Ctrl-C.
+        let Some(finished) = play_one(config, engines, &start, engine_of_seat, pair, interrupt)
+        else {
+            return;
+        };
+        let done = Done {
+            counted: counted.clone(),
+            index,
+            start,
+            engine_of_seat,
+            order,
+            finished,
+        };
+        if sender.send(done).is_err() || was_counted.recv().is_err() {
             return;
         }
     }
 }
 
 /// Plays one game on this worker's engines, starting any that are not
-/// running and dropping any that the game left unusable.
+/// running and killing any that the game left unusable.
 fn play_one(
     config: &MatchConfig,
     engines: &mut [Option<EngineProcess>; 2],
     start: &str,
     engine_of_seat: [usize; MAX_SEATS],
     pair: u32,
-) -> Finished {
+    interrupt: &AtomicBool,
+) -> Option<Finished> {
     for e in 0..2 {
         if engines[e].as_mut().is_some_and(|p| !p.alive()) {
             engines[e] = None;
         }
         if engines[e].is_none() {
-            match EngineProcess::start(&config.engines[e], config.stall.max(Duration::from_secs(5)))
-            {
+            match start_engine(config, e) {
                 Ok(p) => engines[e] = Some(p),
                 Err(why) => {
-                    log::warn!("engine {} did not start: {why}", config.engines[e].name);
+                    log::warn!("{why}");
                     let mut points = [1.0; 2];
                     points[e] = 0.0;
-                    return Finished {
+                    return Some(Finished {
                         ending: Ending::Forfeit {
                             engine: e,
-                            forfeit: Forfeit::Crash,
+                            forfeit: Forfeit::NoStart(why.to_string()),
+                            said: None,
                         },
                         points,
                         moves: Vec::new(),
-                        winner: None,
+                        thoughts: Vec::new(),
+                        winning_seat: None,
                         referee_ms: 0.0,
-                        engine_moves: 0,
-                    };
+                    });
                 }
             }
         }
@@ -329,25 +343,30 @@ fn play_one(
         rules: &config.rules,
         start,
         engine_of_seat,
-        limits: [limit_of(config, 0), limit_of(config, 1)],
-        dice_seed: derive(config.seed, pair, DICE),
+        limits: [config.limit_of(0), config.limit_of(1)],
+        dice_seed: dice_seed(config, pair),
         max_plies: config.max_plies,
         stall: config.stall,
         margin_ms: config.margin_ms,
-        names: [&config.engines[0].name, &config.engines[1].name],
     };
     let [a, b] = engines;
     let mut pair_of_processes = [
         a.take().expect("started above"),
         b.take().expect("started above"),
     ];
-    let finished = play(&spec, &mut pair_of_processes);
+    let finished = play(&spec, &mut pair_of_processes, interrupt);
     let [a2, b2] = pair_of_processes;
     *a = Some(a2);
     *b = Some(b2);
-    if let Ending::Forfeit { engine, forfeit } = &finished.ending {
+    if let Some(Finished {
+        ending: Ending::Forfeit {
+            engine, forfeit, ..
+        },
+        ..
+    }) = &finished
+    {
         if forfeit.needs_restart() {
-            // Killed by its own process id; the next game starts it afresh.
+            // The whole process group goes; the next game starts afresh.
             if let Some(mut process) = engines[*engine].take() {
                 process.kill();
             }
@@ -356,7 +375,8 @@ fn play_one(
     finished
 }
 
-fn to_record(config: &MatchConfig, done: &Done, names: [&str; 2]) -> Record {
+fn to_record(config: &MatchConfig, fingerprint: &str, done: &Done) -> Record {
+    let names = config.names();
     let mut session = config
         .entry
         .session(&config.rules)
@@ -364,7 +384,30 @@ fn to_record(config: &MatchConfig, done: &Done, names: [&str; 2]) -> Record {
     session
         .set_position(Some(&done.start), &[])
         .expect("checked");
+    let finished = &done.finished;
+    let winner = if finished.points[0] > finished.points[1] {
+        Some(names[0].to_string())
+    } else if finished.points[1] > finished.points[0] {
+        Some(names[1].to_string())
+    } else {
+        None
+    };
+    let (by, detail) = match &finished.ending {
+        Ending::Forfeit {
+            engine,
+            forfeit,
+            said,
+        } => (
+            Some(names[*engine].to_string()),
+            Some(match said {
+                Some(said) => format!("{forfeit}; it said: {said}"),
+                None => forfeit.to_string(),
+            }),
+        ),
+        _ => (None, None),
+    };
     Record {
+        fingerprint: fingerprint.to_string(),
         game: config.entry.id.to_string(),
         rules: session
             .ruleset()
@@ -376,6 +419,8 @@ fn to_record(config: &MatchConfig, done: &Done, names: [&str; 2]) -> Record {
         seed: config.seed,
         pair: done.index / 2,
         index: done.index,
+        games: config.games,
+        engines: [names[0].to_string(), names[1].to_string()],
         seats: done
             .order
             .iter()
@@ -386,108 +431,13 @@ fn to_record(config: &MatchConfig, done: &Done, names: [&str; 2]) -> Record {
                 )
             })
             .collect(),
-        result: result_text(done.finished.points).to_string(),
-        winner: done
-            .finished
-            .winner
-            .map_or("-".to_string(), |c| c.to_string()),
-        reason: done.finished.ending.describe(names),
-        moves: done.finished.moves.clone(),
-    }
-}
-
-/// Appends and flushes one line, so a killed match loses no finished game.
-fn write_record(file: &mut File, record: &Record) {
-    if let Err(e) = writeln!(file, "{record}")
-        .and_then(|_| file.flush())
-        .and_then(|_| file.sync_data())
-    {
-        log::error!("cannot write a game record: {e}");
-    }
-}
-
-fn describe(record: &Record) -> String {
-    match record.winner.as_str() {
-        "-" => record.reason.clone(),
-        w => format!("win {w} by {}", record.reason),
-    }
-}
-
-fn score_line(t: &Tally, names: [&str; 2]) -> String {
-    format!(
-        "Score of {} vs {}: {} - {} - {}  [{:.3}] {}",
-        names[0],
-        names[1],
-        t.wins,
-        t.losses,
-        t.draws,
-        t.score(),
-        t.games()
-    )
-}
-
-fn print_summary(config: &MatchConfig, s: &Summary, out: &mut dyn Write) {
-    let names = [
-        config.engines[0].name.as_str(),
-        config.engines[1].name.as_str(),
-    ];
-    let rules = config.rules.join(" ");
-    let _ = writeln!(out);
-    let _ = writeln!(
-        out,
-        "Match {} vs {}: {}{}{}, {} vs {}, seed {}",
-        names[0],
-        names[1],
-        config.entry.id,
-        if rules.is_empty() { "" } else { " " },
-        rules,
-        limit_of(config, 0),
-        limit_of(config, 1),
-        config.seed
-    );
-    let _ = writeln!(out, "{}", score_line(&s.tally, names));
-    let score = s.tally.score();
-    let elo = if s.tally.games() == 0 {
-        "Elo difference: n/a".to_string()
-    } else if score >= 1.0 {
-        "Elo difference: +inf".to_string()
-    } else if score <= 0.0 {
-        "Elo difference: -inf".to_string()
-    } else {
-        let (elo, margin) = elo_interval(&s.tally);
-        format!("Elo difference: {elo:.1} +/- {margin:.1}")
-    };
-    let _ = writeln!(
-        out,
-        "{elo}, LOS: {:.1} %, DrawRatio: {:.1} %",
-        100.0 * los(&s.tally),
-        100.0 * s.tally.draw_ratio()
-    );
-    let _ = writeln!(out, "Ptnml(0-2): {}", s.pentanomial);
-    if let (Some(sprt), Some(llr), Some(verdict)) = (&config.sprt, s.llr, s.verdict) {
-        let (low, high) = sprt.bounds();
-        let _ = writeln!(
-            out,
-            "SPRT: llr {llr:.2} ({:.1}%), lbound {low:.2}, ubound {high:.2} - {verdict}",
-            100.0 * llr / high
-        );
-    }
-    if s.forfeits.is_empty() {
-        let _ = writeln!(out, "Forfeits: none");
-    } else {
-        let list: Vec<String> = s
-            .forfeits
-            .iter()
-            .map(|((e, kind), n)| format!("{}: {kind} {n}", names[*e]))
-            .collect();
-        let _ = writeln!(out, "Forfeits: {}", list.join(", "));
-    }
-    if s.engine_moves > 0 {
-        let _ = writeln!(
-            out,
-            "Referee overhead: {:.3} ms per move ({} moves)",
-            s.referee_ms / s.engine_moves as f64,
-            s.engine_moves
-        );
+        result: result_text(finished.points).to_string(),
+        winner,
+        seat: finished.winning_seat,
+        reason: finished.ending.word(),
+        by,
+        detail: detail.map(|d| d.replace(['\t', '\n'], " ")),
+        moves: finished.moves.clone(),
+        thoughts: finished.thoughts.clone(),
     }
 }

@@ -1,0 +1,472 @@
+//! One game between engine processes, refereed move by move with the shared
+//! rules code. Every way a game can end has its own path: the rules, the
+//! ply limit, or a forfeit (illegal move, time loss, crash, stall, garbage,
+//! flood).
+//!
+//! Liveness: a move with a time limit must come by its deadline (time
+//! loss). A move without one (depth, nodes) may take as long as it takes,
+//! as long as the engine answers an `isready` ping every `stall` interval
+//! (fastchess's check); one that does not is stalled.
+
+use std::fmt;
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::time::{Duration, Instant};
+
+use super::clock::{Clocks, Overrun};
+use super::process::{describe, EngineProcess, Heard};
+use super::spec::Limit;
+use crate::game::{EndReason, Outcome, Seat, Status, MAX_SEATS};
+use crate::protocol::command::Command;
+use crate::protocol::reply::{Reply, ScoreText};
+use crate::rng::Rng;
+use crate::runtime::registry::GameEntry;
+use crate::runtime::EngineSession;
+
+/// Why an engine lost by forfeit.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum Forfeit {
+    /// A move the rules refuse (or `bestmove (none)` with moves to play).
+    IllegalMove(String),
+    TimeLoss(Overrun),
+    /// The engine's process ended; how.
+    Crash(String),
+    /// No answer to `isready` while thinking, or no `readyok` at the start
+    /// of a game.
+    Stall,
+    /// A line that is not part of the protocol.
+    Garbage(String),
+    /// More output than the referee reads.
+    Flood,
+    /// The engine could not be started for the game.
+    NoStart(String),
+}
+
+impl Forfeit {
+    /// The reason word of records and summaries.
+    pub fn word(&self) -> &'static str {
+        match self {
+            Forfeit::IllegalMove(_) => "illegal-move",
+            Forfeit::TimeLoss(_) => "time-loss",
+            Forfeit::Crash(_) => "crash",
+            Forfeit::Stall => "stall",
+            Forfeit::Garbage(_) => "garbage",
+            Forfeit::Flood => "flood",
+            Forfeit::NoStart(_) => "no-start",
+        }
+    }
+
+    /// Whether the process must be killed and started again.
+    pub fn needs_restart(&self) -> bool {
+        !matches!(self, Forfeit::IllegalMove(_) | Forfeit::TimeLoss(_))
+    }
+
+    /// Every forfeit word, for records and their parser.
+    pub const WORDS: [&'static str; 7] = [
+        "illegal-move",
+        "time-loss",
+        "crash",
+        "stall",
+        "garbage",
+        "flood",
+        "no-start",
+    ];
+}
+
+impl fmt::Display for Forfeit {
+    /// What happened, in a few words.
+    fn fmt(&self, f: &mut fmt::Formatter) -> fmt::Result {
+        match self {
+            Forfeit::IllegalMove(mv) => write!(f, "illegal move {mv}"),
+            Forfeit::TimeLoss(overrun) => write!(f, "time loss ({overrun})"),
+            Forfeit::Crash(how) => write!(f, "crash (the engine {how})"),
+            Forfeit::Stall => f.write_str("stall (no answer to isready)"),
+            Forfeit::Garbage(line) => write!(f, "garbage output {line}"),
+            Forfeit::Flood => f.write_str("flood (more output than is read)"),
+            Forfeit::NoStart(why) => write!(f, "no start ({why})"),
+        }
+    }
+}
+
+/// How a game ended.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum Ending {
+    Rules {
+        outcome: Outcome,
+        reason: EndReason,
+    },
+    /// Adjudicated a draw at the ply limit.
+    MaxPlies,
+    Forfeit {
+        engine: usize,
+        forfeit: Forfeit,
+        /// The engine's last `info string error`, which may say why.
+        said: Option<String>,
+    },
+}
+
+impl Ending {
+    /// The reason word of records: the game's own, `max-plies`, or the
+    /// forfeit's.
+    pub fn word(&self) -> String {
+        match self {
+            Ending::Rules { reason, .. } => reason.to_string(),
+            Ending::MaxPlies => "max-plies".to_string(),
+            Ending::Forfeit { forfeit, .. } => forfeit.word().to_string(),
+        }
+    }
+}
+
+/// What an engine reported about one of its moves.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct Thought {
+    pub ms: u64,
+    pub depth: Option<u32>,
+    pub score: Option<ScoreText>,
+}
+
+/// A finished game.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Finished {
+    pub ending: Ending,
+    /// Points of each engine.
+    pub points: [f64; 2],
+    /// Every move, rolls included.
+    pub moves: Vec<String>,
+    /// One per engine move, in order.
+    pub thoughts: Vec<Thought>,
+    /// The winning seat's letter, when one seat won (by the rules, or by a
+    /// forfeit in a two-seat game).
+    pub winning_seat: Option<char>,
+    /// Milliseconds the referee spent between engine replies.
+    pub referee_ms: f64,
+}
+
+/// Everything one game needs.
+pub struct GameSpec<'a> {
+    pub entry: &'static GameEntry,
+    pub rules: &'a [String],
+    /// Notation of the position the game starts from.
+    pub start: &'a str,
+    /// Engine index of each seat.
+    pub engine_of_seat: [usize; MAX_SEATS],
+    pub limits: [Limit; 2],
+    /// Seeds the game's dice: both games of a pair get the same rolls.
+    pub dice_seed: u64,
+    pub max_plies: Option<u32>,
+    /// How long an engine may take to answer `isready`.
+    pub stall: Duration,
+    /// Time over its limit forgiven before a time loss.
+    pub margin_ms: u64,
+}
+
+/// What one engine turn produced.
+enum Turn {
+    Move(String, Thought),
+    Failed(Forfeit),
+    Aborted,
+}
+
+/// `1-0`, `0-1` or `1/2-1/2` from the first engine's view.
+pub fn result_text(points: [f64; 2]) -> &'static str {
+    if points[0] > points[1] {
+        "1-0"
+    } else if points[0] < points[1] {
+        "0-1"
+    } else {
+        "1/2-1/2"
+    }
+}
+
+/// Plays one game on engines already started; `None` if `abort` was set
+/// (the game counts for nothing). An engine that forfeits in a way that
+/// leaves it unusable is left for the caller to restart.
+pub fn play(
+    spec: &GameSpec,
+    engines: &mut [EngineProcess; 2],
+    abort: &AtomicBool,
+) -> Option<Finished> {
+    let mut session = spec
+        .entry
+        .session(spec.rules)
+        .expect("the ruleset was checked before the match");
+    session
+        .set_position(Some(spec.start), &[])
+        .expect("the start notation was checked before the match");
+    let order = session.seats_in_play();
+    let mut seat_limits = [Limit::Depth(1); MAX_SEATS];
+    for &seat in &order {
+        seat_limits[seat as usize] = spec.limits[spec.engine_of_seat[seat as usize]];
+    }
+    let mut clocks = Clocks::new(seat_limits, &order, spec.margin_ms);
+    let mut game = Game {
+        spec,
+        moves: Vec::new(),
+        thoughts: Vec::new(),
+        referee: Duration::ZERO,
+    };
+    let mut in_play: Vec<usize> = order
+        .iter()
+        .map(|&s| spec.engine_of_seat[s as usize])
+        .collect();
+    in_play.sort_unstable();
+    in_play.dedup();
+    for &e in &in_play {
+        engines[e].take_errors();
+        if let Err(forfeit) = new_game(&mut engines[e], spec) {
+            return Some(game.forfeit(e, forfeit, &mut engines[e], session.as_ref()));
+        }
+    }
+
+    let mut dice = Rng::new(spec.dice_seed);
+    let mut plies = 0u32;
+    let mut mark = Instant::now();
+    loop {
+        if let Status::Over(outcome, reason) = session.status() {
+            game.referee += mark.elapsed();
+            return Some(game.finish(Ending::Rules { outcome, reason }, session.as_ref()));
+        }
+        if session.awaiting_chance() {
+            let roll = format!("r{}", dice.die());
+            session
+                .play_moves(std::slice::from_ref(&roll))
+                .expect("every roll is legal at a chance node");
+            game.moves.push(roll);
+            continue;
+        }
+        if spec.max_plies.is_some_and(|max| plies >= max) {
+            game.referee += mark.elapsed();
+            return Some(game.finish(Ending::MaxPlies, session.as_ref()));
+        }
+        let seat = session.side();
+        let e = spec.engine_of_seat[seat as usize];
+        game.referee += mark.elapsed();
+        let turn = ask_move(&mut engines[e], spec, &game.moves, &clocks, seat, abort);
+        mark = Instant::now();
+        let (mv, thought) = match turn {
+            Turn::Move(mv, thought) => (mv, thought),
+            Turn::Failed(forfeit) => {
+                return Some(game.forfeit(e, forfeit, &mut engines[e], session.as_ref()))
+            }
+            Turn::Aborted => return None,
+        };
+        if let Err(overrun) = clocks.charge(seat, thought.ms) {
+            let forfeit = Forfeit::TimeLoss(overrun);
+            return Some(game.forfeit(e, forfeit, &mut engines[e], session.as_ref()));
+        }
+        if session.play_moves(std::slice::from_ref(&mv)).is_err() {
+            let forfeit = Forfeit::IllegalMove(mv);
+            return Some(game.forfeit(e, forfeit, &mut engines[e], session.as_ref()));
+        }
+        game.moves.push(mv);
+        game.thoughts.push(thought);
+        plies += 1;
+    }
+}
+
+struct Game<'a> {
+    spec: &'a GameSpec<'a>,
+    moves: Vec<String>,
+    thoughts: Vec<Thought>,
+    referee: Duration,
+}
+
+impl Game<'_> {
+    fn forfeit(
+        self,
+        engine: usize,
+        forfeit: Forfeit,
+        process: &mut EngineProcess,
+        session: &dyn EngineSession,
+    ) -> Finished {
+        let said = process.take_errors().pop();
+        self.finish(
+            Ending::Forfeit {
+                engine,
+                forfeit,
+                said,
+            },
+            session,
+        )
+    }
+
+    fn finish(self, ending: Ending, session: &dyn EngineSession) -> Finished {
+        let spec = self.spec;
+        let (points, winning_seat) = match &ending {
+            Ending::Rules {
+                outcome: Outcome::Win(seat),
+                ..
+            } => {
+                let e = spec.engine_of_seat[*seat as usize];
+                let mut points = [0.0; 2];
+                points[e] = 1.0;
+                (points, Some(session.seat_letter_of(*seat)))
+            }
+            Ending::Rules { .. } | Ending::MaxPlies => ([0.5, 0.5], None),
+            Ending::Forfeit { engine, .. } => {
+                let mut points = [1.0; 2];
+                points[*engine] = 0.0;
+                // With two seats the other seat wins; with more, only the
+                // other engine does.
+                let seats = session.seats_in_play();
+                let winner = (seats.len() == 2)
+                    .then(|| {
+                        seats
+                            .iter()
+                            .find(|&&s| spec.engine_of_seat[s as usize] != *engine)
+                    })
+                    .flatten()
+                    .map(|&s| session.seat_letter_of(s));
+                (points, winner)
+            }
+        };
+        Finished {
+            ending,
+            points,
+            moves: self.moves,
+            thoughts: self.thoughts,
+            winning_seat,
+            referee_ms: self.referee.as_secs_f64() * 1000.0,
+        }
+    }
+}
+
+/// Tells an engine which game comes, and waits until it is ready.
+fn new_game(engine: &mut EngineProcess, spec: &GameSpec) -> Result<(), Forfeit> {
+    let newgame = Command::NewGame {
+        game: spec.entry.id.to_string(),
+        options: spec.rules.to_vec(),
+    };
+    engine.send(&newgame).map_err(|_| gone(engine))?;
+    sync(engine, spec.stall)
+}
+
+/// `isready` until `readyok` within `stall`.
+fn sync(engine: &mut EngineProcess, stall: Duration) -> Result<(), Forfeit> {
+    engine.send(&Command::IsReady).map_err(|_| gone(engine))?;
+    let deadline = Instant::now() + stall;
+    loop {
+        match engine.hear(deadline) {
+            Heard::Reply(Reply::ReadyOk) if engine.pings() == 0 => return Ok(()),
+            Heard::Reply(_) => {}
+            Heard::Timeout => return Err(Forfeit::Stall),
+            other => return Err(failure(other)),
+        }
+    }
+}
+
+/// The forfeit for an engine that could not be written to.
+fn gone(engine: &mut EngineProcess) -> Forfeit {
+    match engine.hear(Instant::now() + Duration::from_millis(100)) {
+        Heard::Exited(how) => Forfeit::Crash(how),
+        _ => Forfeit::Crash("closed its input".to_string()),
+    }
+}
+
+/// The forfeit for something heard that is not a move.
+fn failure(heard: Heard) -> Forfeit {
+    match heard {
+        Heard::Exited(how) => Forfeit::Crash(how),
+        Heard::Flood => Forfeit::Flood,
+        Heard::Timeout => Forfeit::Stall,
+        other => Forfeit::Garbage(describe(&other)),
+    }
+}
+
+/// Most lines an engine may print for one move before it floods.
+const MAX_LINES_PER_MOVE: u32 = 100_000;
+
+/// Sends the position and `go`, and waits for `bestmove`.
+fn ask_move(
+    engine: &mut EngineProcess,
+    spec: &GameSpec,
+    moves: &[String],
+    clocks: &Clocks,
+    seat: Seat,
+    abort: &AtomicBool,
+) -> Turn {
+    let position = Command::Position {
+        notation: Some(spec.start.to_string()),
+        moves: moves.to_vec(),
+    };
+    let go = Command::Go(clocks.go(seat));
+    let started = Instant::now();
+    if engine.send_all(&[position, go]).is_err() {
+        return Turn::Failed(gone(engine));
+    }
+    let deadline = clocks
+        .deadline_ms(seat)
+        .map(|ms| started + Duration::from_millis(ms));
+    let mut thought = Thought::default();
+    // Untimed moves: when the next ping is due, or when the pending one
+    // must have been answered.
+    let mut next_ping = started + spec.stall;
+    let mut ping_pending = false;
+    let mut lines = 0u32;
+    loop {
+        if abort.load(Ordering::Relaxed) {
+            return Turn::Aborted;
+        }
+        // Wake at least every so often to see an abort.
+        let wake = deadline
+            .unwrap_or(next_ping)
+            .min(Instant::now() + Duration::from_millis(100));
+        match engine.hear(wake) {
+            Heard::Reply(reply) => {
+                lines += 1;
+                if lines > MAX_LINES_PER_MOVE {
+                    return Turn::Failed(Forfeit::Flood);
+                }
+                match reply {
+                    Reply::BestMove(mv) => {
+                        thought.ms = started.elapsed().as_millis() as u64;
+                        return match mv {
+                            Some(mv) => Turn::Move(mv, thought),
+                            None => Turn::Failed(Forfeit::IllegalMove("(none)".to_string())),
+                        };
+                    }
+                    Reply::Info(info) => {
+                        thought.depth = info.depth().or(thought.depth);
+                        thought.score = info.score().or(thought.score);
+                    }
+                    Reply::ReadyOk => {
+                        if engine.pings() == 0 {
+                            ping_pending = false;
+                            next_ping = Instant::now() + spec.stall;
+                        }
+                    }
+                    Reply::Error { .. } | Reply::Remark(_) | Reply::GameOver { .. } => {}
+                    Reply::Line(text) if text.trim().is_empty() => {}
+                    other => {
+                        return Turn::Failed(Forfeit::Garbage(format!(
+                            "'{}'",
+                            crate::text::clip(&other.to_string())
+                        )))
+                    }
+                }
+            }
+            Heard::Timeout => {
+                let now = Instant::now();
+                if deadline.is_some_and(|d| now >= d) {
+                    return Turn::Failed(Forfeit::TimeLoss(Overrun {
+                        used_ms: started.elapsed().as_millis() as u64,
+                        allowed_ms: clocks
+                            .deadline_ms(seat)
+                            .unwrap_or(0)
+                            .saturating_sub(spec.margin_ms),
+                    }));
+                }
+                if deadline.is_none() && now >= next_ping {
+                    if ping_pending {
+                        return Turn::Failed(Forfeit::Stall);
+                    }
+                    if engine.send(&Command::IsReady).is_err() {
+                        return Turn::Failed(gone(engine));
+                    }
+                    ping_pending = true;
+                    next_ping = now + spec.stall;
+                }
+            }
+            other => return Turn::Failed(failure(other)),
+        }
+    }
+}

@@ -1,0 +1,237 @@
+//! Adding up a match played in parts (shards, retries, resumed runs): the
+//! records of one match, duplicates dropped, only complete pairs counted,
+//! the missing pairs named; and the results as JSON whose counts add up
+//! across shards.
+
+use std::collections::{BTreeMap, BTreeSet};
+use std::io::Write;
+use std::path::Path;
+
+use serde::Serialize;
+
+use super::record::Record;
+use super::report;
+use super::scoreboard::Scoreboard;
+use super::stats::{elo_of_score, los, Sprt};
+
+/// The records of one match, added up.
+pub struct Merged {
+    pub board: Scoreboard,
+    pub fingerprint: String,
+    /// Games of the whole match.
+    pub games: u32,
+    /// Records dropped because a record of the same game came first.
+    pub duplicates: u32,
+    /// Games left out because the other game of their pair is missing.
+    pub unpaired: Vec<u32>,
+    /// Pairs with no game at all, or only one.
+    pub missing_pairs: Vec<u32>,
+}
+
+/// Adds up `records` (in the order given: for a game recorded twice, the
+/// first record counts). Records of different matches are an error.
+pub fn merge(records: Vec<Record>, sprt: Option<Sprt>) -> Result<Merged, String> {
+    let Some(first) = records.first() else {
+        return Err("no records to merge".to_string());
+    };
+    let fingerprint = first.fingerprint.clone();
+    let (engines, games) = (first.engines.clone(), first.games);
+    let mut others = BTreeSet::new();
+    for record in &records {
+        if record.fingerprint != fingerprint {
+            others.insert(record.fingerprint.clone());
+        }
+    }
+    if !others.is_empty() {
+        return Err(format!(
+            "the records come from {} different matches (settings {fingerprint} and {}); merge the shards of one match only",
+            others.len() + 1,
+            others.into_iter().collect::<Vec<_>>().join(", ")
+        ));
+    }
+    let mut by_index: BTreeMap<u32, Record> = BTreeMap::new();
+    let mut duplicates = 0;
+    for record in records {
+        // The first record of a game wins: a retried shard's repeat of a
+        // game is not counted twice.
+        match by_index.entry(record.index) {
+            std::collections::btree_map::Entry::Occupied(_) => duplicates += 1,
+            std::collections::btree_map::Entry::Vacant(slot) => {
+                slot.insert(record);
+            }
+        }
+    }
+    let pairs = games.div_ceil(2);
+    let games_of = |pair: u32| (2 * pair..2 * pair + 2).filter(move |&i| i < games);
+    let mut board = Scoreboard::new(engines, sprt);
+    let mut unpaired = Vec::new();
+    let mut missing_pairs = Vec::new();
+    // In pair order, as the waves of a sharded SPRT are.
+    for pair in 0..pairs {
+        let indices: Vec<u32> = games_of(pair).collect();
+        let present: Vec<&Record> = indices.iter().filter_map(|i| by_index.get(i)).collect();
+        if present.len() == indices.len() {
+            for record in present {
+                board.add(record);
+            }
+        } else {
+            missing_pairs.push(pair);
+            unpaired.extend(present.iter().map(|r| r.index));
+        }
+    }
+    Ok(Merged {
+        board,
+        fingerprint,
+        games,
+        duplicates,
+        unpaired,
+        missing_pairs,
+    })
+}
+
+/// The report of a merge: what was counted, then the summary of a match.
+pub fn print(merged: &Merged, out: &mut dyn Write) {
+    let _ = writeln!(
+        out,
+        "Merged {} of {} games (match {}): {} duplicate record(s) dropped, {} game(s) of incomplete pairs left out",
+        merged.board.games(),
+        merged.games,
+        merged.fingerprint,
+        merged.duplicates,
+        merged.unpaired.len()
+    );
+    if !merged.missing_pairs.is_empty() {
+        let shown: Vec<String> = merged
+            .missing_pairs
+            .iter()
+            .take(20)
+            .map(|p| (p + 1).to_string())
+            .collect();
+        let _ = writeln!(
+            out,
+            "Missing pairs ({}): {}{}",
+            merged.missing_pairs.len(),
+            shown.join(" "),
+            if merged.missing_pairs.len() > 20 {
+                " ..."
+            } else {
+                ""
+            }
+        );
+    }
+    report::summary(&merged.board, out);
+}
+
+/// The results as JSON: the first engine's counts, pair counts, each
+/// engine by seat, endings and forfeits (all of which add up across
+/// shards), then the Elo and SPRT figures computed from them.
+#[derive(Serialize)]
+struct Json<'a> {
+    engines: &'a [String; 2],
+    games: u32,
+    wins: u32,
+    losses: u32,
+    draws: u32,
+    /// Pairs scoring 0, 0.5, 1, 1.5 and 2 points for the first engine.
+    pentanomial: [u32; 5],
+    per_seat: Vec<SeatJson<'a>>,
+    endings: &'a BTreeMap<String, u32>,
+    forfeits: Vec<ForfeitJson<'a>>,
+    score: f64,
+    elo: Option<f64>,
+    elo_margin: Option<f64>,
+    los: f64,
+    sprt: Option<SprtJson>,
+}
+
+#[derive(Serialize)]
+struct SeatJson<'a> {
+    engine: &'a str,
+    seats: &'a str,
+    wins: u32,
+    losses: u32,
+    draws: u32,
+}
+
+#[derive(Serialize)]
+struct ForfeitJson<'a> {
+    engine: &'a str,
+    reason: &'a str,
+    count: u32,
+}
+
+#[derive(Serialize)]
+struct SprtJson {
+    elo0: f64,
+    elo1: f64,
+    alpha: f64,
+    beta: f64,
+    llr: f64,
+    lower_bound: f64,
+    upper_bound: f64,
+    verdict: String,
+}
+
+/// Writes `board` as JSON to `path`.
+pub fn write_json(board: &Scoreboard, path: &Path) -> Result<(), String> {
+    let t = &board.tally;
+    let score = t.score();
+    let (elo, margin) = if t.games() > 0 && score > 0.0 && score < 1.0 {
+        let margin = if board.pentanomial.pairs() >= 2 {
+            board.pentanomial.elo_interval().1
+        } else {
+            super::stats::elo_interval(t).1
+        };
+        (Some(elo_of_score(score)), Some(margin))
+    } else {
+        (None, None)
+    };
+    let json = Json {
+        engines: &board.engines,
+        games: t.games(),
+        wins: t.wins,
+        losses: t.losses,
+        draws: t.draws,
+        pentanomial: board.pentanomial.0,
+        per_seat: board
+            .per_seat
+            .iter()
+            .map(|((e, seats), s)| SeatJson {
+                engine: &board.engines[*e],
+                seats,
+                wins: s.wins,
+                losses: s.losses,
+                draws: s.draws,
+            })
+            .collect(),
+        endings: &board.endings,
+        forfeits: board
+            .forfeits
+            .iter()
+            .map(|((e, reason), count)| ForfeitJson {
+                engine: &board.engines[*e],
+                reason,
+                count: *count,
+            })
+            .collect(),
+        score,
+        elo,
+        elo_margin: margin,
+        los: los(t),
+        sprt: board.sprt.map(|state| {
+            let (lower_bound, upper_bound) = state.sprt.bounds();
+            SprtJson {
+                elo0: state.sprt.elo0,
+                elo1: state.sprt.elo1,
+                alpha: state.sprt.alpha,
+                beta: state.sprt.beta,
+                llr: state.llr,
+                lower_bound,
+                upper_bound,
+                verdict: state.verdict.to_string(),
+            }
+        }),
+    };
+    let text = serde_json::to_string_pretty(&json).map_err(|e| e.to_string())?;
+    std::fs::write(path, text + "\n").map_err(|e| format!("cannot write {}: {e}", path.display()))
+}

@@ -1,0 +1,452 @@
+//! One engine process: started in a process group of its own, spoken to in
+//! typed commands, read as typed replies through a bounded buffer, and
+//! killed as a whole group.
+//!
+//! - The group: an engine that starts helpers (a shell script, a JVM
+//!   launcher) is killed with all of them, and its crash is seen when its
+//!   own process exits, even if a helper still holds its output open.
+//! - The buffer: at most [`MAX_PENDING`] unread lines of at most
+//!   [`MAX_LINE`] bytes; an engine that writes more while nobody reads is
+//!   flooding, which the game loop forfeits, and the referee's memory stays
+//!   bounded.
+//! - On Linux the engine also dies when the thread that started it does
+//!   (`PR_SET_PDEATHSIG`), so a killed referee leaves no engine behind.
+
+use std::fmt;
+use std::io::{BufRead, BufReader, Read, Write};
+use std::process::{Child, ChildStdin, Command, ExitStatus, Stdio};
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::mpsc::{sync_channel, Receiver, RecvTimeoutError, SyncSender, TrySendError};
+use std::sync::Arc;
+use std::time::{Duration, Instant};
+
+use crate::protocol::command::Command as ProtocolCommand;
+use crate::protocol::reply::{OptionLine, Reply};
+
+/// Unread lines kept per engine; more is flooding.
+pub const MAX_PENDING: usize = 1024;
+/// Longest line kept; a longer one is garbage.
+pub const MAX_LINE: usize = 16 * 1024;
+/// How often a wait looks whether the process is still alive.
+const LIVENESS_POLL: Duration = Duration::from_millis(20);
+
+/// What one wait for the engine gave.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum Heard {
+    Reply(Reply),
+    /// Bytes that are not UTF-8, or a line over [`MAX_LINE`].
+    Garbled(String),
+    /// The engine wrote more than [`MAX_PENDING`] lines nobody read.
+    Flood,
+    /// The engine's own process has ended (its output may still be open).
+    Exited(String),
+    /// Nothing before the deadline.
+    Timeout,
+}
+
+/// Why an engine could not be started and set up.
+#[derive(Debug)]
+pub enum StartError {
+    Spawn(std::io::Error),
+    /// No `uciok` or `readyok` in time, or the engine exited or garbled.
+    Handshake(String),
+    /// An option the engine does not list.
+    UnknownOption {
+        option: String,
+        known: Vec<String>,
+    },
+    /// An option the engine answered with an error.
+    OptionRefused {
+        option: String,
+        said: String,
+    },
+}
+
+impl fmt::Display for StartError {
+    fn fmt(&self, f: &mut fmt::Formatter) -> fmt::Result {
+        match self {
+            StartError::Spawn(e) => write!(f, "cannot start: {e}"),
+            StartError::Handshake(why) => write!(f, "no protocol handshake: {why}"),
+            StartError::UnknownOption { option, known } => write!(
+                f,
+                "has no option '{option}' (its options: {})",
+                if known.is_empty() {
+                    "none".to_string()
+                } else {
+                    known.join(", ")
+                }
+            ),
+            StartError::OptionRefused { option, said } => {
+                write!(f, "refused option '{option}': {said}")
+            }
+        }
+    }
+}
+
+impl std::error::Error for StartError {}
+
+/// What the reader thread passes on.
+enum Raw {
+    Line(String),
+    Garbled(String),
+}
+
+pub struct EngineProcess {
+    child: Child,
+    stdin: ChildStdin,
+    lines: Receiver<Raw>,
+    overflow: Arc<AtomicBool>,
+    exited: Option<String>,
+    pub name: String,
+    /// The options the engine listed in its handshake.
+    pub options: Vec<OptionLine>,
+    /// `info string error` lines heard since the last [`Self::take_errors`].
+    errors: Vec<String>,
+    /// `isready` sent and not yet answered.
+    pings: u32,
+}
+
+impl EngineProcess {
+    /// Starts `command` and completes the handshake within `timeout`:
+    /// `uci` until `uciok` (keeping the option list), then `isready`.
+    pub fn start(
+        command: &[String],
+        name: &str,
+        timeout: Duration,
+    ) -> Result<EngineProcess, StartError> {
+        let mut spawn = Command::new(&command[0]);
+        spawn
+            .args(&command[1..])
+            .stdin(Stdio::piped())
+            .stdout(Stdio::piped())
+            .stderr(Stdio::null());
+        #[cfg(unix)]
+        {
+            use std::os::unix::process::CommandExt;
+            spawn.process_group(0);
+            #[cfg(target_os = "linux")]
+            // SAFETY: prctl is async-signal-safe and touches nothing of
+            // the parent's; it runs in the child between fork and exec.
+            unsafe {
+                spawn.pre_exec(|| {
+                    libc::prctl(libc::PR_SET_PDEATHSIG, libc::SIGKILL);
+                    Ok(())
+                });
+            }
+        }
+        let mut child = spawn.spawn().map_err(StartError::Spawn)?;
+        let stdin = child.stdin.take().expect("stdin is piped");
+        let stdout = child.stdout.take().expect("stdout is piped");
+        let (sender, lines) = sync_channel(MAX_PENDING);
+        let overflow = Arc::new(AtomicBool::new(false));
+        let flag = Arc::clone(&overflow);
+        std::thread::spawn(move || read_lines(stdout, &sender, &flag));
+        let mut engine = EngineProcess {
+            child,
+            stdin,
+            lines,
+            overflow,
+            exited: None,
+            name: name.to_string(),
+            options: Vec::new(),
+            errors: Vec::new(),
+            pings: 0,
+        };
+        let deadline = Instant::now() + timeout;
+        let handshake = |engine: &mut EngineProcess| -> Result<(), String> {
+            engine.send(&ProtocolCommand::Uci)?;
+            loop {
+                match engine.hear(deadline) {
+                    Heard::Reply(Reply::UciOk) => break,
+                    Heard::Reply(Reply::Option(option)) => engine.options.push(option),
+                    Heard::Reply(_) => {}
+                    Heard::Timeout => {
+                        return Err(format!("no 'uciok' within {} ms", timeout.as_millis()))
+                    }
+                    other => return Err(format!("before 'uciok': {}", describe(&other))),
+                }
+            }
+            engine.sync(deadline)
+        };
+        match handshake(&mut engine) {
+            Ok(()) => Ok(engine),
+            Err(why) => Err(StartError::Handshake(why)),
+        }
+    }
+
+    /// Sets `options` (name, value), checking each against the engine's
+    /// list first and its replies after: an unknown option, or one the
+    /// engine answers with an error, is refused.
+    pub fn configure(
+        &mut self,
+        options: &[(String, String)],
+        timeout: Duration,
+    ) -> Result<(), StartError> {
+        for (name, value) in options {
+            if !self
+                .options
+                .iter()
+                .any(|o| o.name.eq_ignore_ascii_case(name))
+            {
+                return Err(StartError::UnknownOption {
+                    option: name.clone(),
+                    known: self.options.iter().map(|o| o.name.clone()).collect(),
+                });
+            }
+            self.take_errors();
+            self.send(&ProtocolCommand::SetOption {
+                name: name.clone(),
+                value: Some(value.clone()),
+            })
+            .map_err(StartError::Handshake)?;
+            self.sync(Instant::now() + timeout)
+                .map_err(StartError::Handshake)?;
+            if let Some(said) = self.take_errors().pop() {
+                return Err(StartError::OptionRefused {
+                    option: format!("{name}={value}"),
+                    said,
+                });
+            }
+        }
+        Ok(())
+    }
+
+    /// Writes one command; an error means the engine is gone.
+    pub fn send(&mut self, command: &ProtocolCommand) -> Result<(), String> {
+        self.send_all(std::slice::from_ref(command))
+    }
+
+    /// Writes commands in one write (a move's `position` and `go`).
+    pub fn send_all(&mut self, commands: &[ProtocolCommand]) -> Result<(), String> {
+        let mut buffer = String::new();
+        for command in commands {
+            if *command == ProtocolCommand::IsReady {
+                self.pings += 1;
+            }
+            let line = command.to_string();
+            log::debug!("{} < {}", self.name, crate::text::clip(&line));
+            buffer.push_str(&line);
+            buffer.push('\n');
+        }
+        self.stdin
+            .write_all(buffer.as_bytes())
+            .and_then(|_| self.stdin.flush())
+            .map_err(|_| "the engine closed its input".to_string())
+    }
+
+    /// The next thing heard from the engine, waiting until `deadline`.
+    /// Lines already written come first; then an ended process; then the
+    /// wait, looking at the process every [`LIVENESS_POLL`].
+    pub fn hear(&mut self, deadline: Instant) -> Heard {
+        loop {
+            match self.lines.try_recv() {
+                Ok(raw) => return self.heard(raw),
+                Err(std::sync::mpsc::TryRecvError::Empty) => {}
+                Err(std::sync::mpsc::TryRecvError::Disconnected) => {
+                    return Heard::Exited(self.wait_exit())
+                }
+            }
+            if self.overflow.load(Ordering::Relaxed) {
+                return Heard::Flood;
+            }
+            if let Some(status) = self.exit_status() {
+                // The pipe may stay open in a helper process: the engine
+                // itself is what counts.
+                return Heard::Exited(status);
+            }
+            let left = deadline.saturating_duration_since(Instant::now());
+            if left.is_zero() {
+                return Heard::Timeout;
+            }
+            match self.lines.recv_timeout(left.min(LIVENESS_POLL)) {
+                Ok(raw) => return self.heard(raw),
+                Err(RecvTimeoutError::Timeout) => {}
+                Err(RecvTimeoutError::Disconnected) => return Heard::Exited(self.wait_exit()),
+            }
+        }
+    }
+
+    fn heard(&mut self, raw: Raw) -> Heard {
+        match raw {
+            Raw::Line(line) => {
+                log::debug!("{} > {}", self.name, crate::text::clip(&line));
+                let reply = Reply::parse(&line);
+                if reply == Reply::ReadyOk {
+                    self.pings = self.pings.saturating_sub(1);
+                }
+                if let Reply::Error { command, message } = &reply {
+                    let said = format!("{command}: {message}");
+                    log::warn!("engine {} said: {said}", self.name);
+                    self.errors.push(said);
+                }
+                Heard::Reply(reply)
+            }
+            Raw::Garbled(what) => Heard::Garbled(what),
+        }
+    }
+
+    /// `isready` until its `readyok` (not that of an earlier ping), by
+    /// `deadline`.
+    pub fn sync(&mut self, deadline: Instant) -> Result<(), String> {
+        self.send(&ProtocolCommand::IsReady)?;
+        loop {
+            match self.hear(deadline) {
+                Heard::Reply(Reply::ReadyOk) if self.pings == 0 => return Ok(()),
+                Heard::Reply(_) => {}
+                Heard::Timeout => return Err("no 'readyok' in time".to_string()),
+                other => return Err(format!("before 'readyok': {}", describe(&other))),
+            }
+        }
+    }
+
+    /// `isready` sent and not yet answered.
+    pub fn pings(&self) -> u32 {
+        self.pings
+    }
+
+    /// The engine's error lines since the last call, oldest first.
+    pub fn take_errors(&mut self) -> Vec<String> {
+        std::mem::take(&mut self.errors)
+    }
+
+    /// The process id, which is also the id of its process group.
+    pub fn id(&self) -> u32 {
+        self.child.id()
+    }
+
+    /// How the process ended, if it has.
+    fn exit_status(&mut self) -> Option<String> {
+        if self.exited.is_none() {
+            if let Ok(Some(status)) = self.child.try_wait() {
+                self.exited = Some(describe_status(status));
+            }
+        }
+        self.exited.clone()
+    }
+
+    /// The output closed: the process has ended or is about to.
+    fn wait_exit(&mut self) -> String {
+        let deadline = Instant::now() + Duration::from_millis(200);
+        while Instant::now() < deadline {
+            if let Some(status) = self.exit_status() {
+                return status;
+            }
+            std::thread::sleep(Duration::from_millis(2));
+        }
+        "closed its output".to_string()
+    }
+
+    /// Whether the process is still running.
+    pub fn alive(&mut self) -> bool {
+        self.exit_status().is_none()
+    }
+
+    /// Kills the engine's whole process group and reaps the engine.
+    pub fn kill(&mut self) {
+        #[cfg(unix)]
+        // SAFETY: a plain system call; the group id is the engine's pid,
+        // which stays reserved until it is reaped below.
+        unsafe {
+            libc::kill(-(self.child.id() as libc::pid_t), libc::SIGKILL);
+        }
+        let _ = self.child.kill();
+        let _ = self.child.wait();
+    }
+}
+
+impl Drop for EngineProcess {
+    /// Asks politely, then kills the group in any case, so that no helper
+    /// outlives the match.
+    fn drop(&mut self) {
+        if self.alive() {
+            let _ = self.send(&ProtocolCommand::Quit);
+            let deadline = Instant::now() + Duration::from_millis(200);
+            while Instant::now() < deadline && self.alive() {
+                std::thread::sleep(Duration::from_millis(2));
+            }
+        }
+        self.kill();
+    }
+}
+
+/// A word for a failed wait, for messages.
+pub fn describe(heard: &Heard) -> String {
+    match heard {
+        Heard::Reply(reply) => format!("'{}'", crate::text::clip(&reply.to_string())),
+        Heard::Garbled(what) => what.clone(),
+        Heard::Flood => "more output than is read".to_string(),
+        Heard::Exited(status) => format!("the engine {status}"),
+        Heard::Timeout => "nothing in time".to_string(),
+    }
+}
+
+fn describe_status(status: ExitStatus) -> String {
+    #[cfg(unix)]
+    {
+        use std::os::unix::process::ExitStatusExt;
+        if let Some(signal) = status.signal() {
+            return format!("was killed by signal {signal}");
+        }
+    }
+    match status.code() {
+        Some(code) => format!("exited with status {code}"),
+        None => "exited".to_string(),
+    }
+}
+
+/// The reader thread: lines into the bounded channel; a full channel marks
+/// a flood and stops reading (the engine then blocks on its own output).
+fn read_lines(stdout: impl Read, sender: &SyncSender<Raw>, overflow: &AtomicBool) {
+    let mut reader = BufReader::new(stdout);
+    let mut buffer = Vec::new();
+    loop {
+        buffer.clear();
+        let mut length = 0usize;
+        let ended = loop {
+            let chunk = match reader.fill_buf() {
+                Ok(chunk) => chunk,
+                Err(e) if e.kind() == std::io::ErrorKind::Interrupted => continue,
+                Err(_) => break true,
+            };
+            if chunk.is_empty() {
+                break true;
+            }
+            let (piece, newline) = match chunk.iter().position(|&b| b == b'\n') {
+                Some(i) => (&chunk[..i], true),
+                None => (chunk, false),
+            };
+            if buffer.len() < MAX_LINE {
+                let room = MAX_LINE - buffer.len();
+                buffer.extend_from_slice(&piece[..piece.len().min(room)]);
+            }
+            length += piece.len();
+            let used = piece.len() + usize::from(newline);
+            reader.consume(used);
+            if newline {
+                break false;
+            }
+        };
+        if ended && length == 0 {
+            return;
+        }
+        let raw = if length > MAX_LINE {
+            Raw::Garbled(format!("a line of {length} bytes"))
+        } else {
+            match std::str::from_utf8(&buffer) {
+                Ok(text) => Raw::Line(text.trim_end_matches('\r').to_string()),
+                Err(_) => Raw::Garbled("bytes that are not UTF-8".to_string()),
+            }
+        };
+        match sender.try_send(raw) {
+            Ok(()) => {}
+            Err(TrySendError::Full(_)) => {
+                overflow.store(true, Ordering::Relaxed);
+                return;
+            }
+            Err(TrySendError::Disconnected(_)) => return,
+        }
+        if ended {
+            return;
+        }
+    }
+}
