@@ -3,7 +3,11 @@
 //! in its faulty modes fails the way engines fail in the field once it has
 //! been asked for `--after` moves.
 //!
-//!     fake_engine [--mode MODE] [--after N] [--seed S] [--ms MS]
+//!     fake_engine [--mode MODE] [--after N] [--seed S] [--ms MS] [--pids FILE]
+//!
+//! `--pids FILE` appends the engine's process id to FILE (and, in
+//! `grandchild` mode, its helper's), so that a test can check that none
+//! outlives the referee.
 //!
 //! Modes:
 //! - `random`: a random legal move (the default).
@@ -11,8 +15,8 @@
 //! - `hang`: stops answering anything, `isready` included.
 //! - `illegal`: plays `a1a1`.
 //! - `garbage`: answers with a line that is not the protocol.
-//! - `flood`: prints `info string` lines without end, also while the
-//!   opponent thinks.
+//! - `flood`: plays a move, then prints `info string` lines without end,
+//!   also while the opponent thinks.
 //! - `grandchild`: starts a helper that holds its output open, then crashes.
 //! - `slowstart`: waits `--ms` before answering `uci`.
 //! - `think`: takes `--ms` per move, answering `isready` meanwhile.
@@ -46,7 +50,7 @@ fn main() {
             .cloned()
     };
     let mode = value("--mode").unwrap_or_else(|| "random".into());
-    let after: u32 = value("--after").and_then(|v| v.parse().ok()).unwrap_or(0);
+    let mut after: u32 = value("--after").and_then(|v| v.parse().ok()).unwrap_or(0);
     let seed: u64 = value("--seed").and_then(|v| v.parse().ok()).unwrap_or(1);
     let ms: u64 = value("--ms").and_then(|v| v.parse().ok()).unwrap_or(0);
     let out: Out = Arc::new(Mutex::new(std::io::stdout()));
@@ -54,15 +58,22 @@ fn main() {
     if mode == "slowstart" {
         std::thread::sleep(Duration::from_millis(ms));
     }
+    let mut pids = vec![std::process::id()];
     if mode == "grandchild" {
         // A helper that inherits the output and outlives us.
-        let _ = std::process::Command::new("sleep").arg("600").spawn();
+        if let Ok(helper) = std::process::Command::new("sleep").arg("600").spawn() {
+            pids.push(helper.id());
+        }
     }
-    if mode == "flood" {
-        let out = Arc::clone(&out);
-        std::thread::spawn(move || loop {
-            say(&out, &Reply::Remark("flooding ".repeat(20)));
-        });
+    if let Some(file) = value("--pids") {
+        let mut file = std::fs::OpenOptions::new()
+            .create(true)
+            .append(true)
+            .open(file)
+            .expect("pid file");
+        for pid in pids {
+            let _ = writeln!(file, "{pid}");
+        }
     }
 
     let mut session = registry::default_session();
@@ -138,6 +149,14 @@ fn main() {
                         &Reply::Line("I am not an engine, I am a teapot".into()),
                     ),
                     "reject" => say(&out, &Reply::BestMove(None)),
+                    "flood" => {
+                        say(&out, &random_move(session.as_ref(), seed, asked));
+                        let out = Arc::clone(&out);
+                        std::thread::spawn(move || loop {
+                            say(&out, &Reply::Remark("flooding ".repeat(20)));
+                        });
+                        after = u32::MAX;
+                    }
                     "think" => {
                         let reply = random_move(session.as_ref(), seed, asked);
                         let out = Arc::clone(&out);

@@ -237,6 +237,19 @@ impl Reply {
         parse(line).unwrap_or_else(|| Reply::Line(line.to_string()))
     }
 
+    /// Reads another program's line as the protocol allows it to be
+    /// written: blanks around and between words (UCI's "arbitrary white
+    /// space") give the same reply as the canonical spacing; the text of
+    /// an `info string` is kept as it is, but for its ends.
+    pub fn read(line: &str) -> Reply {
+        let trimmed = line.trim();
+        if let Some(reply) = parse(trimmed) {
+            return reply;
+        }
+        let canonical = trimmed.split_whitespace().collect::<Vec<_>>().join(" ");
+        parse(&canonical).unwrap_or_else(|| Reply::Line(line.to_string()))
+    }
+
     /// An error reply for `command`.
     pub fn error(command: impl Into<String>, message: impl fmt::Display) -> Reply {
         Reply::Error {
@@ -247,12 +260,6 @@ impl Reply {
 }
 
 fn parse(line: &str) -> Option<Reply> {
-    let words: Vec<&str> = line.split(' ').collect();
-    // Only lines in the canonical spacing have a type, so that printing
-    // gives the same line back.
-    if words.iter().any(|w| w.is_empty()) && !line.is_empty() {
-        return None;
-    }
     if let Some(rest) = line.strip_prefix(ERROR_PREFIX) {
         let (command, message) = rest.split_once(": ")?;
         return Some(Reply::Error {
@@ -270,6 +277,12 @@ fn parse(line: &str) -> Option<Reply> {
     }
     if let Some(rest) = line.strip_prefix("info string ") {
         return Some(Reply::Remark(rest.to_string()));
+    }
+    let words: Vec<&str> = line.split(' ').collect();
+    // Only lines in the canonical spacing have a type, so that printing
+    // gives the same line back (the text of an `info string` is free).
+    if words.iter().any(|w| w.is_empty()) && !line.is_empty() {
+        return None;
     }
     match words.as_slice() {
         ["uciok"] => return Some(Reply::UciOk),
@@ -724,5 +737,25 @@ mod tests {
         ] {
             assert_eq!(Reply::parse(line), Reply::Line(line.into()), "{line}");
         }
+    }
+
+    #[test]
+    fn other_engines_lines_are_read_with_any_spacing() {
+        for (line, canonical) in [
+            ("bestmove  a2a3", "bestmove a2a3"),
+            ("bestmove\ta2a3\r", "bestmove a2a3"),
+            ("  readyok ", "readyok"),
+            ("info  depth 3\tscore cp 5", "info depth 3 score cp 5"),
+            (
+                "info string two  spaces kept ",
+                "info string two  spaces kept",
+            ),
+        ] {
+            assert_eq!(Reply::read(line).to_string(), canonical, "{line:?}");
+        }
+        assert_eq!(
+            Reply::read("I am a teapot"),
+            Reply::Line("I am a teapot".into())
+        );
     }
 }

@@ -161,7 +161,7 @@ pub struct GameSpec<'a> {
 
 /// What one engine turn produced.
 enum Turn {
-    Move(String, Thought),
+    Move(String),
     Failed(Forfeit),
     Aborted,
 }
@@ -240,10 +240,26 @@ pub fn play(
         let seat = session.side();
         let e = spec.engine_of_seat[seat as usize];
         game.referee += mark.elapsed();
-        let turn = ask_move(&mut engines[e], spec, &game.moves, &clocks, seat, abort);
+        let mut thought = Thought::default();
+        let asked = Instant::now();
+        let turn = ask_move(
+            &mut engines[e],
+            spec,
+            &game.moves,
+            &clocks,
+            seat,
+            abort,
+            &mut thought,
+        );
         mark = Instant::now();
-        let (mv, thought) = match turn {
-            Turn::Move(mv, thought) => (mv, thought),
+        // The forfeited move's time, depth and score are kept too: they
+        // say what went wrong.
+        if matches!(turn, Turn::Failed(_)) {
+            thought.ms = asked.elapsed().as_millis() as u64;
+        }
+        game.thoughts.push(thought);
+        let mv = match turn {
+            Turn::Move(mv) => mv,
             Turn::Failed(forfeit) => {
                 return Some(game.forfeit(e, forfeit, &mut engines[e], session.as_ref()))
             }
@@ -258,7 +274,6 @@ pub fn play(
             return Some(game.forfeit(e, forfeit, &mut engines[e], session.as_ref()));
         }
         game.moves.push(mv);
-        game.thoughts.push(thought);
         plies += 1;
     }
 }
@@ -383,6 +398,7 @@ fn ask_move(
     clocks: &Clocks,
     seat: Seat,
     abort: &AtomicBool,
+    thought: &mut Thought,
 ) -> Turn {
     let position = Command::Position {
         notation: Some(spec.start.to_string()),
@@ -396,7 +412,6 @@ fn ask_move(
     let deadline = clocks
         .deadline_ms(seat)
         .map(|ms| started + Duration::from_millis(ms));
-    let mut thought = Thought::default();
     // Untimed moves: when the next ping is due, or when the pending one
     // must have been answered.
     let mut next_ping = started + spec.stall;
@@ -420,7 +435,7 @@ fn ask_move(
                     Reply::BestMove(mv) => {
                         thought.ms = started.elapsed().as_millis() as u64;
                         return match mv {
-                            Some(mv) => Turn::Move(mv, thought),
+                            Some(mv) => Turn::Move(mv),
                             None => Turn::Failed(Forfeit::IllegalMove("(none)".to_string())),
                         };
                     }

@@ -243,7 +243,7 @@ impl EngineProcess {
                 Ok(raw) => return self.heard(raw),
                 Err(std::sync::mpsc::TryRecvError::Empty) => {}
                 Err(std::sync::mpsc::TryRecvError::Disconnected) => {
-                    return Heard::Exited(self.wait_exit())
+                    return self.ended();
                 }
             }
             if self.overflow.load(Ordering::Relaxed) {
@@ -261,8 +261,18 @@ impl EngineProcess {
             match self.lines.recv_timeout(left.min(LIVENESS_POLL)) {
                 Ok(raw) => return self.heard(raw),
                 Err(RecvTimeoutError::Timeout) => {}
-                Err(RecvTimeoutError::Disconnected) => return Heard::Exited(self.wait_exit()),
+                Err(RecvTimeoutError::Disconnected) => return self.ended(),
             }
+        }
+    }
+
+    /// Nothing more will be read: the reader stopped on a flood, or the
+    /// output closed.
+    fn ended(&mut self) -> Heard {
+        if self.overflow.load(Ordering::Relaxed) {
+            Heard::Flood
+        } else {
+            Heard::Exited(self.wait_exit())
         }
     }
 
@@ -270,7 +280,7 @@ impl EngineProcess {
         match raw {
             Raw::Line(line) => {
                 log::debug!("{} > {}", self.name, crate::text::clip(&line));
-                let reply = Reply::parse(&line);
+                let reply = Reply::read(&line);
                 if reply == Reply::ReadyOk {
                     self.pings = self.pings.saturating_sub(1);
                 }

@@ -15,7 +15,9 @@
 //!   word, `max-plies` or a forfeit's word, `by` the engine that forfeited
 //!   and `detail` what happened.
 //! - `thought` has one `<ms>:<depth>:<score>` per engine move (rolls have
-//!   none): the time it took and the last depth and score it reported
+//!   none), and one more for the move an engine forfeited on (a time loss,
+//!   a crash while thinking): the time it took and the last depth and
+//!   score it reported
 //!   (`-` when none; scores `cp12`, `w3` win in 3, `l2` loss in 2, `m-3`).
 //! - `match` identifies the match settings (see `schedule::fingerprint`).
 

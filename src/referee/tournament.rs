@@ -154,7 +154,13 @@ pub fn run(
                     }
                     continue;
                 }
-                Err(RecvTimeoutError::Disconnected) => break,
+                Err(RecvTimeoutError::Disconnected) => {
+                    // Workers also end on Ctrl-C, abandoning their games.
+                    if interrupt.load(Ordering::Relaxed) && finish == Finish::Completed {
+                        finish = Finish::Interrupted;
+                    }
+                    break;
+                }
             };
             // The worker waits for this until the result is counted.
             let _counted = Counted(done.counted.clone());
