@@ -131,6 +131,11 @@ struct Cli {
     #[arg(long)]
     quiet: bool,
 
+    /// Check the settings, the record file and the engines with their
+    /// options, print what would be played, and play nothing.
+    #[arg(long)]
+    dry_run: bool,
+
     /// Milliseconds an engine may take to start and complete its handshake.
     #[arg(long, default_value_t = 30_000, value_name = "MS")]
     startup_timeout: u64,
@@ -195,6 +200,9 @@ fn play_match(config: &MatchConfig) -> ExitCode {
         Ok(outcome) => outcome,
         Err(e) => return fail(e),
     };
+    if config.dry_run {
+        return ExitCode::SUCCESS;
+    }
     report::summary(&outcome.board, &mut out);
     if outcome.engine_moves > 0 && !config.quiet {
         println!(
@@ -204,7 +212,7 @@ fn play_match(config: &MatchConfig) -> ExitCode {
         );
     }
     if let Some(path) = &config.json {
-        if let Err(e) = merge::write_json(&outcome.board, path) {
+        if let Err(e) = merge::write_json(&outcome.board, &outcome.fingerprint, path) {
             eprintln!("referee: error: {e}");
             return ExitCode::from(1);
         }
@@ -282,7 +290,7 @@ fn merge_files(files: &[PathBuf], sprt: &[String], json: Option<&Path>) -> ExitC
     let mut out = std::io::stdout();
     merge::print(&merged, &mut out);
     if let Some(path) = json {
-        if let Err(e) = merge::write_json(&merged.board, path) {
+        if let Err(e) = merge::write_json(&merged.board, &merged.fingerprint, path) {
             return fail(e);
         }
     }
@@ -445,7 +453,8 @@ fn config(cli: &Cli, engine_args: &[Vec<String>]) -> Result<MatchConfig, String>
         shard,
         max_plies: cli.max_plies,
         sprt,
-        quiet: cli.quiet,
+        quiet: cli.quiet && !cli.dry_run,
+        dry_run: cli.dry_run,
         startup: Duration::from_millis(cli.startup_timeout),
         stall: Duration::from_millis(cli.stall_timeout),
         margin_ms: cli.time_margin,

@@ -31,6 +31,9 @@ pub struct MatchConfig {
     pub max_plies: Option<u32>,
     pub sprt: Option<Sprt>,
     pub quiet: bool,
+    /// Check everything (settings, records, engines and their options),
+    /// print what would be played, and play nothing.
+    pub dry_run: bool,
     /// How long an engine may take to start and answer its handshake.
     pub startup: Duration,
     /// How long an engine may take to answer `isready`.

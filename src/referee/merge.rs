@@ -35,7 +35,9 @@ pub fn merge(records: Vec<Record>, sprt: Option<Sprt>) -> Result<Merged, String>
         return Err("no records to merge".to_string());
     };
     let fingerprint = first.fingerprint.clone();
-    let (engines, games) = (first.engines.clone(), first.games);
+    let engines = first.engines.clone();
+    // Waves of one match differ only in their length: the longest counts.
+    let games = records.iter().map(|r| r.games).max().unwrap_or(0);
     let mut others = BTreeSet::new();
     for record in &records {
         if record.fingerprint != fingerprint {
@@ -127,6 +129,9 @@ pub fn print(merged: &Merged, out: &mut dyn Write) {
 /// shards), then the Elo and SPRT figures computed from them.
 #[derive(Serialize)]
 struct Json<'a> {
+    /// The fingerprint of the match's settings (as in its records).
+    #[serde(rename = "match")]
+    fingerprint: &'a str,
     engines: &'a [String; 2],
     games: u32,
     wins: u32,
@@ -173,7 +178,7 @@ struct SprtJson {
 }
 
 /// Writes `board` as JSON to `path`.
-pub fn write_json(board: &Scoreboard, path: &Path) -> Result<(), String> {
+pub fn write_json(board: &Scoreboard, fingerprint: &str, path: &Path) -> Result<(), String> {
     let t = &board.tally;
     let score = t.score();
     let (elo, margin) = if t.games() > 0 && score > 0.0 && score < 1.0 {
@@ -187,6 +192,7 @@ pub fn write_json(board: &Scoreboard, path: &Path) -> Result<(), String> {
         (None, None)
     };
     let json = Json {
+        fingerprint,
         engines: &board.engines,
         games: t.games(),
         wins: t.wins,

@@ -97,17 +97,18 @@ pub fn seating(config: &MatchConfig, start: &str, index: u32) -> ([usize; MAX_SE
     (engine_of_seat, order)
 }
 
-/// A short name of everything that decides which games a match plays and
-/// how: game and ruleset, engines (names, command lines, options, limits),
-/// the match's limit, games, openings, random plies, seed, ply limit and
+/// A short name of everything that decides how each game of a match is
+/// played: game and ruleset, engines (names, command lines, options,
+/// limits), the match's limit, openings, random plies, seed, ply limit and
 /// time margin. Records carry it, so that records of different matches are
-/// never added up together.
+/// never added up together. The number of games is left out: pair `p` is
+/// the same game in a match of any length, so a match can be extended
+/// (`--resume` with more `--rounds`: the waves of a sharded SPRT).
 pub fn fingerprint(config: &MatchConfig) -> String {
     let mut text = format!(
-        "{} {} | games {} | limit {} | openings {} | random {} | seed {} | max-plies {:?} | margin {}",
+        "{} {} | limit {} | openings {} | random {} | seed {} | max-plies {:?} | margin {}",
         config.entry.id,
         config.rules.join(" "),
-        config.games,
         config.limit,
         config.openings.join(";"),
         config.random_openings,

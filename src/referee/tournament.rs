@@ -55,6 +55,8 @@ pub enum Finish {
 
 /// The end of a match.
 pub struct MatchOutcome {
+    /// The fingerprint of the match's settings.
+    pub fingerprint: String,
     pub board: Scoreboard,
     pub finish: Finish,
     /// Milliseconds the referee spent between engine replies, and the
@@ -124,6 +126,19 @@ pub fn run(
     // start, or refuse an option, stops before any game (each is started
     // once; these play the first games).
     let first = [start_engine(config, 0)?, start_engine(config, 1)?];
+    if config.dry_run {
+        let _ = writeln!(
+            out,
+            "Dry run: the settings, records and engines are usable; no game played."
+        );
+        return Ok(MatchOutcome {
+            fingerprint,
+            board,
+            finish: Finish::Completed,
+            referee_ms: 0.0,
+            engine_moves: 0,
+        });
+    }
     let queue = Mutex::new(queue);
     let stop = AtomicBool::new(false);
     let (sender, results) = channel::<Done>();
@@ -209,6 +224,7 @@ pub fn run(
         );
     }
     Ok(MatchOutcome {
+        fingerprint,
         board,
         finish,
         referee_ms,

@@ -1,0 +1,343 @@
+//! A match in parts: shards, a killed and resumed shard, a retried shard,
+//! and `referee merge` adding them up to exactly the whole match.
+
+mod common;
+
+use std::path::{Path, PathBuf};
+use std::process::{Command, Output, Stdio};
+use std::time::{Duration, Instant};
+
+use menagerie::referee::record::{read_file, Record};
+
+fn referee() -> &'static str {
+    env!("CARGO_BIN_EXE_referee")
+}
+
+fn engine() -> &'static str {
+    env!("CARGO_BIN_EXE_menagerie")
+}
+
+fn text(bytes: &[u8]) -> String {
+    String::from_utf8_lossy(bytes).into_owned()
+}
+
+fn temp(name: &str) -> PathBuf {
+    let dir = std::env::temp_dir().join(format!("menagerie-shards-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let path = dir.join(name);
+    let _ = std::fs::remove_file(&path);
+    path
+}
+
+/// A Kilkenny Cats match (dice, so every pair differs) between the engine
+/// at depth 1 and its greedy setting; `extra` adds --shard, --resume...
+fn match_args(record: &Path, extra: &[&str]) -> Vec<String> {
+    let mut args: Vec<String> = [
+        "--engine",
+        engine(),
+        "name=deep",
+        "--engine",
+        engine(),
+        "name=greedy",
+        "option.Skill=1",
+        "--game",
+        "kilkenny-cats",
+        "--games",
+        "10",
+        "--depth",
+        "1",
+        "--seed",
+        "21",
+        "--quiet",
+        "--record",
+    ]
+    .iter()
+    .map(|s| s.to_string())
+    .collect();
+    args.push(record.to_string_lossy().into_owned());
+    args.extend(extra.iter().map(|s| s.to_string()));
+    args
+}
+
+fn referee_run(args: &[String]) -> Output {
+    Command::new(referee())
+        .args(args)
+        .output()
+        .expect("referee runs")
+}
+
+fn play(record: &Path, extra: &[&str]) {
+    let out = referee_run(&match_args(record, extra));
+    assert!(out.status.success(), "{extra:?}: {}", text(&out.stderr));
+}
+
+/// The games of records, comparable across runs: sorted by game, without
+/// the time each move took.
+fn games(records: &[Record]) -> Vec<String> {
+    let mut lines: Vec<(u32, String)> = records
+        .iter()
+        .map(|r| {
+            let mut r = r.clone();
+            r.thoughts.iter_mut().for_each(|t| t.ms = 0);
+            (r.index, r.to_string())
+        })
+        .collect();
+    lines.sort();
+    lines.into_iter().map(|(_, l)| l).collect()
+}
+
+fn records(paths: &[&Path]) -> Vec<Record> {
+    paths
+        .iter()
+        .flat_map(|p| read_file(p).unwrap_or_else(|e| panic!("{e}")))
+        .collect()
+}
+
+fn merge(paths: &[&Path], json: &Path) -> (String, serde_json::Value) {
+    let mut args = vec!["merge".to_string()];
+    args.extend(paths.iter().map(|p| p.to_string_lossy().into_owned()));
+    args.extend(["--json".to_string(), json.to_string_lossy().into_owned()]);
+    let out = referee_run(&args);
+    assert!(out.status.success(), "{}", text(&out.stderr));
+    let value = serde_json::from_str(&std::fs::read_to_string(json).unwrap()).unwrap();
+    (text(&out.stdout), value)
+}
+
+/// The whole match, played once for all the tests of this file.
+fn whole() -> &'static (Vec<Record>, serde_json::Value) {
+    static WHOLE: std::sync::OnceLock<(Vec<Record>, serde_json::Value)> =
+        std::sync::OnceLock::new();
+    WHOLE.get_or_init(|| {
+        let record = temp("whole.txt");
+        let json = temp("whole.json");
+        play(&record, &["--json", json.to_str().unwrap()]);
+        let value = serde_json::from_str(&std::fs::read_to_string(&json).unwrap()).unwrap();
+        (records(&[&record]), value)
+    })
+}
+
+/// The counts of a results file that add up across shards.
+fn counts(json: &serde_json::Value) -> Vec<(String, i64)> {
+    let mut out = Vec::new();
+    for key in ["games", "wins", "losses", "draws"] {
+        out.push((key.to_string(), json[key].as_i64().unwrap()));
+    }
+    for (i, n) in json["pentanomial"].as_array().unwrap().iter().enumerate() {
+        out.push((format!("pentanomial{i}"), n.as_i64().unwrap()));
+    }
+    for seat in json["per_seat"].as_array().unwrap() {
+        for key in ["wins", "losses", "draws"] {
+            out.push((
+                format!("{} as {} {key}", seat["engine"], seat["seats"]),
+                seat[key].as_i64().unwrap(),
+            ));
+        }
+    }
+    for (word, n) in json["endings"].as_object().unwrap() {
+        out.push((format!("ending {word}"), n.as_i64().unwrap()));
+    }
+    out.sort();
+    out
+}
+
+fn add(a: &[(String, i64)], b: &[(String, i64)]) -> Vec<(String, i64)> {
+    let mut sum: std::collections::BTreeMap<String, i64> = a.iter().cloned().collect();
+    for (k, n) in b {
+        *sum.entry(k.clone()).or_default() += n;
+    }
+    sum.into_iter().collect()
+}
+
+#[test]
+fn shards_play_exactly_the_whole_match_and_merge_to_its_results() {
+    let (whole_records, whole_json) = whole();
+    let parts: Vec<PathBuf> = (1..=3).map(|i| temp(&format!("shard{i}.txt"))).collect();
+    for (i, part) in parts.iter().enumerate() {
+        play(part, &["--shard", &format!("{}/3", i + 1)]);
+    }
+    let refs: Vec<&Path> = parts.iter().map(PathBuf::as_path).collect();
+    // Same games: openings, dice, seats and moves.
+    assert_eq!(games(&records(&refs)), games(whole_records));
+    // Pairs interleave: shard 2 of 3 has pairs 1 and 4 (from 0).
+    let mut pairs: Vec<u32> = records(&refs[1..2]).iter().map(|r| r.pair).collect();
+    pairs.dedup();
+    assert_eq!(pairs, [1, 4]);
+    // Merged, the results are the whole match's.
+    let (said, merged) = merge(&refs, &temp("merged.json"));
+    assert!(said.starts_with("Merged 10 of 10 games"), "{said}");
+    assert_eq!(&merged, whole_json);
+    // Counts of the shards' own results add up to the whole.
+    let mut sum = Vec::new();
+    for (i, part) in refs.iter().enumerate() {
+        let (_, json) = merge(&[part], &temp(&format!("part{i}.json")));
+        sum = add(&sum, &counts(&json));
+    }
+    let whole_counts: Vec<(String, i64)> = counts(whole_json)
+        .into_iter()
+        .filter(|(_, n)| *n != 0)
+        .collect();
+    let sum: Vec<(String, i64)> = sum.into_iter().filter(|(_, n)| *n != 0).collect();
+    assert_eq!(sum, whole_counts);
+}
+
+#[test]
+fn a_retried_shard_counts_once_and_missing_pairs_are_named() {
+    let (_, whole_json) = whole();
+    let (one, two, retry) = (temp("r1.txt"), temp("r2.txt"), temp("r2-again.txt"));
+    play(&one, &["--shard", "1/2"]);
+    play(&two, &["--shard", "2/2"]);
+    play(&retry, &["--shard", "2/2"]);
+    let (said, merged) = merge(&[&one, &two, &retry], &temp("retried.json"));
+    assert!(said.contains("4 duplicate record(s) dropped"), "{said}");
+    assert_eq!(&merged, whole_json);
+    // Shard 1 alone: pairs 2 and 4 (from 1) are missing.
+    let (said, _) = merge(&[&one], &temp("half.json"));
+    assert!(said.contains("Missing pairs (2): 2 4"), "{said}");
+}
+
+#[test]
+fn a_killed_shard_resumes_and_plays_nothing_twice() {
+    let (whole_records, _) = whole();
+    let part = temp("killed-shard.txt");
+    play(&part, &["--shard", "1/2"]);
+    let full: Vec<Record> = records(&[&part]);
+    // As a kill leaves it: whole lines, the last pair cut in half.
+    let kept: Vec<String> = std::fs::read_to_string(&part)
+        .unwrap()
+        .lines()
+        .take(full.len() - 3)
+        .map(|l| format!("{l}\n"))
+        .collect();
+    std::fs::write(&part, kept.concat()).unwrap();
+    play(&part, &["--shard", "1/2", "--resume"]);
+    let resumed = records(&[&part]);
+    let mut indices: Vec<u32> = resumed.iter().map(|r| r.index).collect();
+    indices.sort();
+    assert_eq!(indices, [0, 1, 4, 5, 8, 9], "each game of the shard once");
+    let theirs: Vec<Record> = whole_records
+        .iter()
+        .filter(|r| r.pair % 2 == 0)
+        .cloned()
+        .collect();
+    assert_eq!(games(&resumed), games(&theirs));
+    // Resuming a finished match plays nothing.
+    let before = std::fs::read_to_string(&part).unwrap();
+    play(&part, &["--shard", "1/2", "--resume"]);
+    assert_eq!(std::fs::read_to_string(&part).unwrap(), before);
+}
+
+#[test]
+fn a_referee_killed_mid_match_resumes_to_the_whole_match() {
+    let (whole_records, _) = whole();
+    let part = temp("killed-live.txt");
+    // Killed as soon as the first record is written, wherever the other
+    // games are (a game cut short leaves no line).
+    let mut child = Command::new(referee())
+        .args(match_args(&part, &[]))
+        .stdout(Stdio::null())
+        .spawn()
+        .unwrap();
+    let deadline = Instant::now() + Duration::from_secs(30);
+    while std::fs::read_to_string(&part).map_or(0, |t| t.lines().count()) < 1 {
+        assert!(Instant::now() < deadline, "no record");
+        std::thread::sleep(Duration::from_millis(2));
+    }
+    child.kill().unwrap();
+    child.wait().unwrap();
+    play(&part, &["--resume"]);
+    assert_eq!(games(&records(&[&part])), games(whole_records));
+}
+
+#[test]
+fn records_of_another_match_are_never_added_up() {
+    let (a, b) = (temp("seed21.txt"), temp("seed22.txt"));
+    play(&a, &["--shard", "1/2"]);
+    let mut other = match_args(&b, &["--shard", "2/2"]);
+    let seed = other.iter().position(|s| s == "21").unwrap();
+    other[seed] = "22".into();
+    assert!(referee_run(&other).status.success());
+    let out = referee_run(&[
+        "merge".into(),
+        a.to_string_lossy().into_owned(),
+        b.to_string_lossy().into_owned(),
+    ]);
+    assert_eq!(out.status.code(), Some(2));
+    assert!(
+        text(&out.stderr).contains("different matches"),
+        "{}",
+        text(&out.stderr)
+    );
+    // Nor resumed with other settings.
+    let out = referee_run(&match_args(
+        &a,
+        &["--shard", "1/2", "--resume", "--max-plies", "9"],
+    ));
+    assert_eq!(out.status.code(), Some(2));
+    assert!(
+        text(&out.stderr).contains("another match"),
+        "{}",
+        text(&out.stderr)
+    );
+}
+
+#[test]
+fn a_merge_with_sprt_reports_the_verdict_of_the_pairs_in_order() {
+    let parts: Vec<PathBuf> = (1..=2).map(|i| temp(&format!("sprt{i}.txt"))).collect();
+    for (i, part) in parts.iter().enumerate() {
+        play(part, &["--shard", &format!("{}/2", i + 1)]);
+    }
+    let json = temp("sprt.json");
+    let out = referee_run(&[
+        "merge".into(),
+        parts[0].to_string_lossy().into_owned(),
+        parts[1].to_string_lossy().into_owned(),
+        "--sprt".into(),
+        "elo0=0".into(),
+        "elo1=10".into(),
+        "alpha=0.05".into(),
+        "beta=0.05".into(),
+        "--json".into(),
+        json.to_string_lossy().into_owned(),
+    ]);
+    assert!(out.status.success(), "{}", text(&out.stderr));
+    let said = text(&out.stdout);
+    assert!(
+        said.contains("SPRT (elo0=0 elo1=10 alpha=0.05 beta=0.05): llr "),
+        "{said}"
+    );
+    let value: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(&json).unwrap()).unwrap();
+    let llr = value["sprt"]["llr"].as_f64().unwrap();
+    assert!(said.contains(&format!("llr {llr:.2}")), "{said}");
+}
+
+#[test]
+fn a_match_grows_in_waves_without_playing_a_game_twice() {
+    let (whole_records, whole_json) = whole();
+    let parts = [temp("wave1.txt"), temp("wave2.txt")];
+    // The first wave: 6 of the 10 games, in two shards.
+    for (i, part) in parts.iter().enumerate() {
+        let mut args = match_args(part, &["--shard", &format!("{}/2", i + 1)]);
+        let games = args.iter().position(|s| s == "10").unwrap();
+        args[games] = "6".into();
+        let out = referee_run(&args);
+        assert!(out.status.success(), "{}", text(&out.stderr));
+    }
+    let first: Vec<u32> = records(&[&parts[0], &parts[1]])
+        .iter()
+        .map(|r| r.index)
+        .collect();
+    assert_eq!(first.len(), 6);
+    // The second wave: the whole length, resumed.
+    for (i, part) in parts.iter().enumerate() {
+        play(part, &["--shard", &format!("{}/2", i + 1), "--resume"]);
+    }
+    let mut all = records(&[&parts[0], &parts[1]]);
+    assert_eq!(all.len(), 10, "only the new pairs were played");
+    // Each record keeps the length its wave was asked for; the games are the same.
+    assert_eq!(all.iter().filter(|r| r.games == 6).count(), 6);
+    all.iter_mut().for_each(|r| r.games = 10);
+    assert_eq!(games(&all), games(whole_records));
+    let (_, merged) = merge(&[&parts[0], &parts[1]], &temp("waves.json"));
+    assert_eq!(&merged, whole_json);
+}
