@@ -3,7 +3,7 @@ a different way than src/referee/stats.rs finds them: by maximising the
 multinomial log-likelihood under the constraint "expected score = s" with
 a general constrained optimiser (scipy's SLSQP), instead of solving the
 one-dimensional secular equation. Empty cells get the weight 1e-3 as in
-fishtest. Prints `counts elo0 elo1 llr` lines that tests/sprt.rs checks.
+fishtest. Prints `counts elo0 elo1 llr` lines that tests/suite/sprt.rs checks.
 
     pip install scipy && python3 tools/reference/sprt_llr.py
 """

@@ -3,7 +3,7 @@
 //! refused commands and options, and the referee's own faults (a second
 //! referee on one record file, a full disk, a cut line, Ctrl-C, a kill).
 
-mod common;
+use crate::common;
 
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output, Stdio};

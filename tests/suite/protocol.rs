@@ -1,7 +1,7 @@
 //! The engine protocol through the real binary: every command and every
 //! error path of protocol.md.
 
-mod common;
+use crate::common;
 
 use assert_cmd::Command;
 use common::{engine, errors, legal, notation, perft_totals};

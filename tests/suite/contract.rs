@@ -2,7 +2,7 @@
 //! one bestmove per go, errors that name their command, game ends
 //! announced with their reason, the game catalogue, UGI, and scripts.
 
-mod common;
+use crate::common;
 
 use assert_cmd::Command;
 use common::{engine, errors};

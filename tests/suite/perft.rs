@@ -1,7 +1,7 @@
 //! The perft suite of tests/data/perft.txt, run through the engine binary as
 //! users run it (`go perft N` answering `Nodes searched: N`).
 
-mod common;
+use crate::common;
 
 use assert_cmd::Command;
 
@@ -16,7 +16,7 @@ struct Case {
 }
 
 fn cases() -> Vec<Case> {
-    let text = include_str!("data/perft.txt");
+    let text = include_str!("../data/perft.txt");
     text.lines()
         .filter(|l| !l.trim().is_empty() && !l.starts_with('#'))
         .map(|line| {

@@ -86,7 +86,7 @@ fn rolls_are_moves_and_go_to_the_seat_to_move() {
 }
 
 fn position(name: &str) -> String {
-    let table = include_str!("data/kilkenny_positions.txt");
+    let table = include_str!("../data/kilkenny_positions.txt");
     table
         .lines()
         .find_map(|l| l.strip_prefix(&format!("{name}|")))
@@ -232,7 +232,7 @@ fn repetition_does_not_apply_to_a_dice_game() {
 
 #[test]
 fn notation_round_trips() {
-    for line in include_str!("data/kilkenny_positions.txt").lines() {
+    for line in include_str!("../data/kilkenny_positions.txt").lines() {
         let (_, text) = line.split_once('|').unwrap();
         let players = if text.contains(" swn ") { 3 } else { 2 };
         let p = Kilkenny::from_notation(&Kilkenny::rules(&ruleset(players)), text).unwrap();

@@ -2,7 +2,7 @@
 //! legal `bestmove` within its limit, and `isready`, `stop` and `quit` are
 //! answered at once.
 
-mod common;
+use crate::common;
 
 use std::time::Duration;
 

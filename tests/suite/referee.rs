@@ -2,7 +2,7 @@
 //! engines of examples/fake_engine.rs (a seeded random mover, and ones that
 //! crash, hang, play an illegal move or print garbage).
 
-mod common;
+use crate::common;
 
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output};
@@ -577,7 +577,7 @@ fn demo_runs_with_no_arguments() {
 #[test]
 fn help_text_is_unchanged() {
     let out = run(&["--help"]);
-    let expected = include_str!("data/referee_help.txt");
+    let expected = include_str!("../data/referee_help.txt");
     assert_eq!(
         stdout(&out),
         expected,

@@ -1,8 +1,6 @@
 //! A match in parts: shards, a killed and resumed shard, a retried shard,
 //! and `referee merge` adding them up to exactly the whole match.
 
-mod common;
-
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output, Stdio};
 use std::time::{Duration, Instant};

@@ -1,6 +1,6 @@
 //! Runs every ```session example of protocol.md through the engine binary.
 
-mod common;
+use crate::common;
 
 /// One example: lines to send, and the expected reply lines (`...` matches
 /// any number of lines).

@@ -1,0 +1,26 @@
+//! Every integration test in one binary: the library and its dependencies
+//! are linked once instead of once per file, which is most of the build
+//! time of the test suite. Each file is a module named after its subject.
+
+mod common;
+
+mod awithlaknannai;
+mod bench;
+mod chance_search;
+mod contract;
+mod fuzz;
+mod gui;
+mod hdk;
+mod kilkenny;
+mod layers;
+mod perft;
+mod promises;
+mod protocol;
+mod protocol_doc;
+mod random_play;
+mod referee;
+mod referee_faults;
+mod safari;
+mod shards;
+mod solver;
+mod sprt;
