@@ -16,6 +16,7 @@ use std::fmt;
 pub use ruleset::{OptionSpec, Ruleset, RulesetError};
 
 use crate::notation::{MoveSyntaxError, NotationError};
+use crate::rng::Rng;
 
 /// A seat index. Seats are numbered in turn order as the game defines them;
 /// the game maps them to letters with [`Game::SEAT_LETTERS`].
@@ -140,6 +141,27 @@ pub trait Game: Clone + PartialEq + Eq + fmt::Debug + fmt::Display + Send + Sync
 
     /// Appends the legal moves (see the trait conventions) to `moves`.
     fn generate(&self, moves: &mut Vec<Self::Move>);
+    /// How many moves [`Game::generate`] yields. Perft's last ply and
+    /// random playouts only need the number; games that can count without
+    /// listing (population counts of target masks) override it.
+    fn count_moves(&self, scratch: &mut Vec<Self::Move>) -> usize {
+        scratch.clear();
+        self.generate(scratch);
+        scratch.len()
+    }
+    /// A uniformly random legal move: the move at `rng.below(count)` in
+    /// [`Game::generate`]'s order, drawing exactly one number, or `None`
+    /// (drawing nothing) without moves. Games that can find the n-th move
+    /// without listing the others override it; either way the same seed
+    /// gives the same game.
+    fn random_move(&self, rng: &mut Rng, scratch: &mut Vec<Self::Move>) -> Option<Self::Move> {
+        scratch.clear();
+        self.generate(scratch);
+        if scratch.is_empty() {
+            return None;
+        }
+        Some(scratch[rng.below(scratch.len() as u64) as usize])
+    }
     /// Plays a move that [`Game::generate`] produced.
     fn play(&mut self, mv: Self::Move) -> Self::Undo;
     /// Takes back the last move played.

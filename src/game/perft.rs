@@ -42,12 +42,13 @@ fn count<G: Game>(
     let (list, rest) = lists
         .split_first_mut()
         .expect("perft allocates two list slots per ply");
-    list.clear();
-    position.generate(list);
     let chance = position.is_chance();
     if depth == 1 && !chance {
-        return list.len() as u64;
+        // Bulk counting: the last ply needs the number of moves only.
+        return position.count_moves(list) as u64;
     }
+    list.clear();
+    position.generate(list);
     let child_depth = if chance { depth } else { depth - 1 };
     let mut total = 0;
     for &mv in list.iter() {

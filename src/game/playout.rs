@@ -23,7 +23,7 @@ pub fn playouts<G: Game>(start: &G, games: u64, seed: u64, stop: &AtomicBool) ->
     let mut rng = Rng::new(seed);
     let mut stats = PlayoutStats::default();
     let mut moves = Vec::with_capacity(64);
-    let mut history: Vec<u64> = Vec::with_capacity(512);
+    let mut history = Repetitions::default();
     for game in 0..games {
         if game % 64 == 0 && stop.load(Ordering::Relaxed) {
             break;
@@ -32,32 +32,32 @@ pub fn playouts<G: Game>(start: &G, games: u64, seed: u64, stop: &AtomicBool) ->
         history.clear();
         history.push(position.hash());
         let outcome = loop {
-            moves.clear();
-            position.generate(&mut moves);
-            if moves.is_empty() {
+            // The draw rules first, drawing no number when they end the
+            // game; the game's own result still takes precedence (it is
+            // decided exactly when there are no moves).
+            let by_draw_rule = if position.clock() >= G::NO_PROGRESS_LIMIT {
+                Some(position.no_progress_outcome())
+            } else if !G::HAS_CHANCE && history.last_occurs_thrice() {
+                Some(Outcome::Draw)
+            } else {
+                None
+            };
+            if let Some(draw) = by_draw_rule {
+                break position.outcome().unwrap_or(draw);
+            }
+            let Some(mv) = position.random_move(&mut rng, &mut moves) else {
                 break position
                     .outcome()
                     .expect("no moves means the game is decided");
-            }
-            // Moves exist, so the game's own rules have not decided it (the
-            // trait's invariant); only the draw rules remain. A third
-            // occurrence needs at least eight plies since the last progress.
-            if position.clock() >= G::NO_PROGRESS_LIMIT {
-                break position.no_progress_outcome();
-            }
-            if !G::HAS_CHANCE && history.len() > 8 {
-                let key = position.hash();
-                if history.iter().filter(|&&h| h == key).count() >= 3 {
-                    break Outcome::Draw;
-                }
-            }
-            let mv = moves[rng.below(moves.len() as u64) as usize];
+            };
             position.play(mv);
-            if position.clock() == 0 {
-                // Progress makes every earlier position unreachable again.
-                history.clear();
+            if !G::HAS_CHANCE {
+                if position.clock() == 0 {
+                    // Progress makes every earlier position unreachable again.
+                    history.clear();
+                }
+                history.push(position.hash());
             }
-            history.push(position.hash());
             stats.moves += 1;
         };
         stats.games += 1;
@@ -67,4 +67,50 @@ pub fn playouts<G: Game>(start: &G, games: u64, seed: u64, stop: &AtomicBool) ->
         }
     }
     stats
+}
+
+/// The positions since the last progress (hashes), with how many fall in
+/// each of 1024 buckets: a position can only have occurred three times if
+/// its bucket holds three, so the history is scanned rarely rather than at
+/// every move.
+struct Repetitions {
+    history: Vec<u64>,
+    buckets: Box<[u32; 1024]>,
+}
+
+impl Default for Repetitions {
+    fn default() -> Self {
+        Repetitions {
+            history: Vec::with_capacity(512),
+            buckets: Box::new([0; 1024]),
+        }
+    }
+}
+
+impl Repetitions {
+    fn bucket(hash: u64) -> usize {
+        hash as usize % 1024
+    }
+
+    fn push(&mut self, hash: u64) {
+        self.buckets[Self::bucket(hash)] += 1;
+        self.history.push(hash);
+    }
+
+    fn clear(&mut self) {
+        for hash in self.history.drain(..) {
+            self.buckets[Self::bucket(hash)] -= 1;
+        }
+    }
+
+    /// Whether the last position occurs three times. A third occurrence
+    /// needs at least eight plies since the last progress.
+    fn last_occurs_thrice(&self) -> bool {
+        let Some(&last) = self.history.last() else {
+            return false;
+        };
+        self.history.len() > 8
+            && self.buckets[Self::bucket(last)] >= 3
+            && self.history.iter().filter(|&&h| h == last).count() >= 3
+    }
 }

@@ -112,6 +112,27 @@ fn check_position<G: Game>(session: &Session<G>) -> Result<(), String> {
         }
     }
 
+    // The shortcuts of random playouts and perft agree with the list.
+    let mut scratch = Vec::new();
+    if position.count_moves(&mut scratch) != moves.len() {
+        return Err(format!(
+            "count_moves says {} moves, generate lists {}",
+            position.count_moves(&mut scratch),
+            moves.len()
+        ));
+    }
+    let seed = position.hash() ^ moves.len() as u64;
+    let (mut by_move, mut by_list) = (Rng::new(seed), Rng::new(seed));
+    for _ in 0..4 {
+        let picked = position.random_move(&mut by_move, &mut scratch);
+        let listed = (!moves.is_empty()).then(|| moves[by_list.below(moves.len() as u64) as usize]);
+        if picked != listed {
+            return Err(format!(
+                "random_move picked {picked:?}, the list with the same draw {listed:?}"
+            ));
+        }
+    }
+
     let outcome = position.outcome();
     match (moves.is_empty(), outcome) {
         (true, None) => return Err("no legal moves but no outcome".into()),
