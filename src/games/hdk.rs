@@ -12,12 +12,13 @@
 
 use std::fmt;
 
+use crate::bits::{nth_one, nth_one_wide, ones_wide, ByteTables};
 use crate::game::{Game, OptionSpec, Outcome, Ruleset, Seat};
 use crate::notation::{
     parse_board, parse_points, resolve_points, write_row, FieldReader, MoveSyntaxError,
     NotationError, PointName,
 };
-use crate::rng::zobrist_table;
+use crate::rng::{zobrist_table, Rng};
 
 pub const TIGER: Seat = 0;
 pub const LEOPARD: Seat = 1;
@@ -52,7 +53,23 @@ pub struct Geometry {
     leopards: u8,
     /// Captures that win the game for the tigers.
     winning_captures: u8,
+    /// Every step and jump of the board, numbered in the order
+    /// [`Game::generate`] lists moves: by starting point, each point's steps
+    /// by landing point, then its jumps in the order of `jumps`.
+    slot_moves: [HdkMove; 128],
+    /// The slots whose move starts on a point of a mask, steps only and
+    /// steps with jumps; the slots whose landing point is in a mask; the
+    /// slots that need no leopard or jump a leopard of a mask. Each is two
+    /// tables, the low eight points and the rest, whose entries are ORed:
+    /// the moves of a position are then four lookups ANDed (see
+    /// [`Hdk::slots`]).
+    step_from: Split,
+    move_from: Split,
+    landing: Split,
+    jumped: Split,
 }
+
+type Split = ByteTables<2>;
 
 const fn geometry(rows: u8) -> Geometry {
     let points = 1 + 3 * (rows - 1);
@@ -65,6 +82,11 @@ const fn geometry(rows: u8) -> Geometry {
         tigers: if rows == 4 { 1 } else { 2 },
         leopards: if rows == 4 { 7 } else { 8 },
         winning_captures: if rows == 4 { 4 } else { 3 },
+        slot_moves: [HdkMove::Drop(0); 128],
+        step_from: Split::EMPTY,
+        move_from: Split::EMPTY,
+        landing: Split::EMPTY,
+        jumped: Split::EMPTY,
     };
     let mut l = 0;
     while l < LINES.len() {
@@ -89,7 +111,47 @@ const fn geometry(rows: u8) -> Geometry {
         }
         l += 1;
     }
+    number_slots(&mut g);
     g
+}
+
+/// Numbers the steps and jumps of a geometry (see `Geometry::slot_moves`)
+/// and builds the lookup tables from them.
+const fn number_slots(g: &mut Geometry) {
+    let (mut step_from, mut move_from) = ([0u128; 13], [0u128; 13]);
+    let (mut landing, mut jumped) = ([0u128; 13], [0u128; 13]);
+    let mut steps = 0u128;
+    let mut slot = 0;
+    let mut from = 0;
+    while from < g.points as usize {
+        let mut to = 0;
+        while to < g.points as usize {
+            if g.neighbours[from] & (1 << to) != 0 {
+                g.slot_moves[slot] = HdkMove::Step(from as u8, to as u8);
+                step_from[from] |= 1 << slot;
+                move_from[from] |= 1 << slot;
+                landing[to] |= 1 << slot;
+                steps |= 1 << slot;
+                slot += 1;
+            }
+            to += 1;
+        }
+        let mut j = 0;
+        while j < g.jump_counts[from] as usize {
+            let (over, land) = g.jumps[from][j];
+            g.slot_moves[slot] = HdkMove::Jump(from as u8, over, land);
+            move_from[from] |= 1 << slot;
+            landing[land as usize] |= 1 << slot;
+            jumped[over as usize] |= 1 << slot;
+            slot += 1;
+            j += 1;
+        }
+        from += 1;
+    }
+    g.step_from = Split::new(&step_from, 0);
+    g.move_from = Split::new(&move_from, 0);
+    g.landing = Split::new(&landing, 0);
+    g.jumped = Split::new(&jumped, steps);
 }
 
 static SMALL: Geometry = geometry(4);
@@ -197,31 +259,35 @@ impl Hdk {
             ^ KEYS[KEY_LEOPARD_HAND + self.leopards_in_hand as usize]
     }
 
-    fn tiger_can_move(&self) -> bool {
-        if self.tigers_in_hand > 0 {
-            return true;
+    /// Whether the side to move has a move (captures aside).
+    fn can_move(&self) -> bool {
+        if self.hand() > 0 {
+            self.vacant() != 0
+        } else {
+            self.slots() != 0
         }
-        let vacant = self.vacant();
-        bits(self.tigers).any(|t| {
-            self.geometry.neighbours[t] & vacant != 0
-                || self
-                    .jumps_from(t)
-                    .any(|(o, l)| self.leopards & (1 << o) != 0 && vacant & (1 << l) != 0)
-        })
     }
 
-    fn leopards_can_move(&self) -> bool {
-        if self.leopards_in_hand > 0 {
-            return self.vacant() != 0;
+    /// The steps and jumps open to the side to move, as slots of
+    /// `Geometry::slot_moves`: empty while it has pieces in hand (it drops).
+    #[inline(always)]
+    fn slots(&self) -> u128 {
+        let g = self.geometry;
+        let landing = g.landing.of(self.vacant().into());
+        if self.side == TIGER {
+            g.move_from.of(self.tigers.into()) & landing & g.jumped.of(self.leopards.into())
+        } else {
+            g.step_from.of(self.leopards.into()) & landing
         }
-        let vacant = self.vacant();
-        bits(self.leopards).any(|p| self.geometry.neighbours[p] & vacant != 0)
     }
 
-    fn jumps_from(&self, from: usize) -> impl Iterator<Item = (u8, u8)> + '_ {
-        self.geometry.jumps[from][..self.geometry.jump_counts[from] as usize]
-            .iter()
-            .copied()
+    /// Pieces of the side to move still in hand.
+    fn hand(&self) -> u8 {
+        if self.side == TIGER {
+            self.tigers_in_hand
+        } else {
+            self.leopards_in_hand
+        }
     }
 
     fn toggle_side(&mut self) {
@@ -408,35 +474,39 @@ impl Game for Hdk {
         if self.captured() >= self.geometry.winning_captures {
             return;
         }
-        let vacant = self.vacant();
-        if self.side == TIGER {
-            if self.tigers_in_hand > 0 {
-                moves.extend(bits(vacant).map(|p| HdkMove::Drop(p as u8)));
-                return;
-            }
-            for t in bits(self.tigers) {
-                let from = t as u8;
-                moves.extend(
-                    bits(self.geometry.neighbours[t] & vacant)
-                        .map(|to| HdkMove::Step(from, to as u8)),
-                );
-                for (over, land) in self.jumps_from(t) {
-                    if self.leopards & (1 << over) != 0 && vacant & (1 << land) != 0 {
-                        moves.push(HdkMove::Jump(from, over, land));
-                    }
-                }
-            }
-        } else if self.leopards_in_hand > 0 {
-            moves.extend(bits(vacant).map(|p| HdkMove::Drop(p as u8)));
+        if self.hand() > 0 {
+            moves.extend(bits(self.vacant()).map(|p| HdkMove::Drop(p as u8)));
         } else {
-            for l in bits(self.leopards) {
-                let from = l as u8;
-                moves.extend(
-                    bits(self.geometry.neighbours[l] & vacant)
-                        .map(|to| HdkMove::Step(from, to as u8)),
-                );
-            }
+            let slots = self.geometry.slot_moves;
+            moves.extend(ones_wide(self.slots()).map(|s| slots[s as usize]));
         }
+    }
+
+    fn count_moves(&self, _: &mut Vec<HdkMove>) -> usize {
+        if self.captured() >= self.geometry.winning_captures {
+            0
+        } else if self.hand() > 0 {
+            self.vacant().count_ones() as usize
+        } else {
+            self.slots().count_ones() as usize
+        }
+    }
+
+    fn random_move(&self, rng: &mut Rng, _: &mut Vec<HdkMove>) -> Option<HdkMove> {
+        if self.captured() >= self.geometry.winning_captures {
+            return None;
+        }
+        if self.hand() > 0 {
+            let vacant = self.vacant();
+            let n = vacant.count_ones();
+            return (n > 0)
+                .then(|| HdkMove::Drop(nth_one(vacant.into(), rng.below(n.into()) as usize)));
+        }
+        let slots = self.slots();
+        let n = slots.count_ones();
+        (n > 0).then(|| {
+            self.geometry.slot_moves[nth_one_wide(slots, rng.below(n.into()) as usize) as usize]
+        })
     }
 
     fn play(&mut self, mv: HdkMove) -> HdkUndo {
@@ -511,8 +581,8 @@ impl Game for Hdk {
             return Some(Outcome::Win(TIGER));
         }
         match self.side {
-            TIGER if !self.tiger_can_move() => Some(Outcome::Win(LEOPARD)),
-            LEOPARD if !self.leopards_can_move() => Some(Outcome::Win(TIGER)),
+            TIGER if !self.can_move() => Some(Outcome::Win(LEOPARD)),
+            LEOPARD if !self.can_move() => Some(Outcome::Win(TIGER)),
             _ => None,
         }
     }
