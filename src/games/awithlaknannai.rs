@@ -11,13 +11,13 @@
 
 use std::fmt;
 
-use crate::bits::ones as bits;
+use crate::bits::{nth_one_wide, ones as bits, ByteTables};
 use crate::game::{Game, OptionSpec, Outcome, Ruleset, Seat};
 use crate::notation::{
     parse_board, parse_points, resolve_points, write_row, FieldReader, MoveSyntaxError,
     NotationError, PointName,
 };
-use crate::rng::zobrist_table;
+use crate::rng::{zobrist_table, Rng};
 
 pub const WHITE: Seat = 0;
 pub const BLACK: Seat = 1;
@@ -65,9 +65,18 @@ fn point_index(name: PointName) -> Option<u8> {
 #[derive(Debug, PartialEq, Eq)]
 pub struct Geometry {
     neighbours: [u32; POINTS],
-    /// (jumped, landing) pairs of every leap from a point.
-    leaps: [[(u8, u8); 16]; POINTS],
-    leap_counts: [u8; POINTS],
+    /// `landings[a][b]`: where a leap from `a` over its neighbour `b` can
+    /// land, so that enemy neighbours and empty landings are found by
+    /// masking rather than by walking a list of leaps.
+    landings: [[u32; POINTS]; POINTS],
+    /// Every (from, to) pair of neighbours as a slot, in the order
+    /// [`Game::generate`] lists steps (by from, then by to); the slots
+    /// starting on the points of a mask, and those ending on them. Steps
+    /// are then `from(own) & to(empty)`, and the pairs a leap could use
+    /// `from(own) & to(enemy)`.
+    edges: [(u8, u8); 128],
+    edges_from: ByteTables<4>,
+    edges_to: ByteTables<4>,
     lined: bool,
     straight: bool,
 }
@@ -143,8 +152,10 @@ const fn geometry(lined: bool, straight: bool) -> Geometry {
     let (lines, lengths, n) = lines(lined);
     let mut g = Geometry {
         neighbours: [0; POINTS],
-        leaps: [[(0, 0); 16]; POINTS],
-        leap_counts: [0; POINTS],
+        landings: [[0; POINTS]; POINTS],
+        edges: [(0, 0); 128],
+        edges_from: ByteTables::EMPTY,
+        edges_to: ByteTables::EMPTY,
         lined,
         straight,
     };
@@ -172,10 +183,7 @@ const fn geometry(lined: bool, straight: bool) -> Geometry {
                         && c != a
                         && g.neighbours[a] & (1 << c) == 0;
                     if lands && (!straight || on_one_line(lined, a as u8, b as u8, c as u8)) {
-                        let k = g.leap_counts[a] as usize;
-                        assert!(k < 16, "leap table too small");
-                        g.leaps[a][k] = (b as u8, c as u8);
-                        g.leap_counts[a] += 1;
+                        g.landings[a][b] |= 1 << c;
                     }
                     c += 1;
                 }
@@ -184,6 +192,25 @@ const fn geometry(lined: bool, straight: bool) -> Geometry {
         }
         a += 1;
     }
+    let (mut from_point, mut to_point) = ([0u128; POINTS], [0u128; POINTS]);
+    let mut slot = 0;
+    let mut a = 0;
+    while a < POINTS {
+        let mut b = 0;
+        while b < POINTS {
+            if g.neighbours[a] & (1 << b) != 0 {
+                assert!(slot < 128, "more neighbour pairs than slots");
+                g.edges[slot] = (a as u8, b as u8);
+                from_point[a] |= 1 << slot;
+                to_point[b] |= 1 << slot;
+                slot += 1;
+            }
+            b += 1;
+        }
+        a += 1;
+    }
+    g.edges_from = ByteTables::new(&from_point, 0);
+    g.edges_to = ByteTables::new(&to_point, 0);
     g
 }
 
@@ -310,10 +337,78 @@ impl Awithlaknannai {
 
     /// Whether the piece on `from` has a leap with this occupancy.
     fn can_leap(&self, from: u8, enemy: u32, empty: u32) -> bool {
+        let landings = &self.geometry.landings[from as usize];
+        bits(self.geometry.neighbours[from as usize] & enemy)
+            .any(|b| landings[b as usize] & empty != 0)
+    }
+
+    /// The pieces of the side to move that can leap: capturing is
+    /// compulsory, so the side steps only when there are none.
+    fn leapers(&self, own: u32, enemy: u32, empty: u32) -> u32 {
+        bits(own).fold(0, |leapers, p| {
+            leapers | u32::from(self.can_leap(p, enemy, empty)) << p
+        })
+    }
+
+    /// The steps of the side to move, as slots of `Geometry::edges`.
+    fn steps(&self, own: u32, empty: u32) -> u128 {
+        self.geometry.edges_from.of(own) & self.geometry.edges_to.of(empty)
+    }
+
+    /// How many chains continue from a piece on `at` with this occupancy
+    /// (0: none, the chain that reached `at` ends there). Counted without
+    /// listing them, in the order of [`Self::extend_chains`].
+    fn count_chains(&self, at: u8, enemy: u32, empty: u32) -> u32 {
         let g = self.geometry;
-        g.leaps[from as usize][..g.leap_counts[from as usize] as usize]
-            .iter()
-            .any(|&(b, c)| enemy & (1 << b) != 0 && empty & (1 << c) != 0)
+        let mut chains = 0;
+        for b in bits(g.neighbours[at as usize] & enemy) {
+            for c in bits(g.landings[at as usize][b as usize] & empty) {
+                let (enemy, empty) = (enemy & !(1 << b), (empty | 1 << at | 1 << b) & !(1 << c));
+                // Most chains end at their first landing: no call for them.
+                chains += if g.neighbours[c as usize] & enemy == 0 {
+                    1
+                } else {
+                    self.count_chains(c, enemy, empty).max(1)
+                };
+            }
+        }
+        chains
+    }
+
+    /// Walks the chains from `at` as [`Self::extend_chains`] lists them and
+    /// stops at the one `*index` counts down to, leaving it in `path`;
+    /// returns its length then, 0 when it lies beyond these chains.
+    fn find_chain(
+        &self,
+        at: u8,
+        enemy: u32,
+        empty: u32,
+        path: &mut [u8; MAX_PATH],
+        len: usize,
+        index: &mut u32,
+    ) -> usize {
+        let g = self.geometry;
+        let mut continued = false;
+        for b in bits(g.neighbours[at as usize] & enemy) {
+            for c in bits(g.landings[at as usize][b as usize] & empty) {
+                continued = true;
+                path[len] = b;
+                path[len + 1] = c;
+                let empty = (empty | 1 << at | 1 << b) & !(1 << c);
+                let found = self.find_chain(c, enemy & !(1 << b), empty, path, len + 2, index);
+                if found > 0 {
+                    return found;
+                }
+            }
+        }
+        if continued || len < 2 {
+            return 0;
+        }
+        if *index == 0 {
+            return len;
+        }
+        *index -= 1;
+        0
     }
 
     /// Whether the side to move has any leap.
@@ -343,16 +438,17 @@ impl Awithlaknannai {
     ) {
         let g = self.geometry;
         let mut continued = false;
-        for &(b, c) in &g.leaps[at as usize][..g.leap_counts[at as usize] as usize] {
-            if enemy & (1 << b) == 0 || empty & (1 << c) == 0 {
-                continue;
+        // Over each enemy neighbour, lowest first, to each empty landing,
+        // lowest first: the order of the leap table.
+        for b in bits(g.neighbours[at as usize] & enemy) {
+            for c in bits(g.landings[at as usize][b as usize] & empty) {
+                continued = true;
+                path[len] = b;
+                path[len + 1] = c;
+                // The jumped piece goes at once and the start is left empty.
+                let empty = (empty | 1 << at | 1 << b) & !(1 << c);
+                self.extend_chains(c, enemy & !(1 << b), empty, path, len + 2, out);
             }
-            continued = true;
-            path[len] = b;
-            path[len + 1] = c;
-            // The jumped piece goes at once and the start is left empty.
-            let empty = (empty | 1 << at | 1 << b) & !(1 << c);
-            self.extend_chains(c, enemy & !(1 << b), empty, path, len + 2, out);
         }
         if !continued && len > 1 {
             let mut mv = AwMove {
@@ -391,8 +487,8 @@ impl Awithlaknannai {
         let g = self.geometry;
         let mut exposed = 0;
         for a in bits(enemy) {
-            for &(b, c) in &g.leaps[a as usize][..g.leap_counts[a as usize] as usize] {
-                if own & (1 << b) != 0 && empty & (1 << c) != 0 {
+            for b in bits(g.neighbours[a as usize] & own) {
+                if g.landings[a as usize][b as usize] & empty != 0 {
                     exposed |= 1 << b;
                 }
             }
@@ -552,15 +648,13 @@ impl Game for Awithlaknannai {
             return;
         }
         let empty = self.empty();
-        let start = moves.len();
+        let leapers = self.leapers(own, enemy, empty);
         let mut path = [0u8; MAX_PATH];
-        for p in bits(own) {
-            if self.can_leap(p, enemy, empty) {
-                path[0] = p;
-                self.extend_chains(p, enemy, empty, &mut path, 1, moves);
-            }
+        for p in bits(leapers) {
+            path[0] = p;
+            self.extend_chains(p, enemy, empty, &mut path, 1, moves);
         }
-        if moves.len() > start {
+        if leapers != 0 {
             return;
         }
         for p in bits(own) {
@@ -568,6 +662,71 @@ impl Game for Awithlaknannai {
                 moves.push(AwMove::step(p, q));
             }
         }
+    }
+
+    fn count_moves(&self, _: &mut Vec<AwMove>) -> usize {
+        let (own, enemy) = self.own_and_enemy();
+        if enemy == 0 || own == 0 {
+            return 0;
+        }
+        let empty = self.empty();
+        match self.leapers(own, enemy, empty) {
+            0 => self.steps(own, empty).count_ones() as usize,
+            leapers => bits(leapers)
+                .map(|p| self.count_chains(p, enemy, empty) as usize)
+                .sum(),
+        }
+    }
+
+    fn random_move(&self, rng: &mut Rng, _: &mut Vec<AwMove>) -> Option<AwMove> {
+        let (own, enemy) = self.own_and_enemy();
+        if enemy == 0 || own == 0 {
+            return None;
+        }
+        let empty = self.empty();
+        let leapers = self.leapers(own, enemy, empty);
+        if leapers == 0 {
+            let steps = self.steps(own, empty);
+            let n = steps.count_ones();
+            if n == 0 {
+                return None;
+            }
+            let (from, to) =
+                self.geometry.edges[nth_one_wide(steps, rng.below(n.into()) as usize) as usize];
+            return Some(AwMove::step(from, to));
+        }
+        // Chains per leaper, then the chosen one walked to in its leaper's
+        // tree only.
+        let mut chains = [(0u8, 0u32); MAX_LEAPS];
+        let mut leaper_count = 0;
+        let mut total = 0;
+        for p in bits(leapers) {
+            let n = self.count_chains(p, enemy, empty);
+            chains[leaper_count] = (p, n);
+            leaper_count += 1;
+            total += n;
+        }
+        let mut index = rng.below(total.into()) as u32;
+        let mut mv = AwMove {
+            len: 0,
+            path: [0; MAX_PATH],
+        };
+        for &(p, n) in &chains[..leaper_count] {
+            if index >= n {
+                index -= n;
+                continue;
+            }
+            mv.path[0] = p;
+            let len = self.find_chain(p, enemy, empty, &mut mv.path, 1, &mut index);
+            mv.len = len as u8;
+            // Equality is by the whole path: clear what longer chains tried
+            // on the way left behind (a fixed-length loop, not a memset).
+            for (i, point) in mv.path.iter_mut().enumerate() {
+                *point &= u8::from(i < len).wrapping_neg();
+            }
+            return Some(mv);
+        }
+        unreachable!("the chosen chain is among the counted ones")
     }
 
     fn play(&mut self, mv: AwMove) -> AwUndo {
