@@ -19,8 +19,13 @@ impl Drop for Server {
 }
 
 fn start() -> Server {
+    start_with(&[])
+}
+
+fn start_with(extra: &[&str]) -> Server {
     let mut child = Command::new(env!("CARGO_BIN_EXE_menagerie-gui"))
         .args(["--port", "0", "--seed", "3"])
+        .args(extra)
         .stdout(Stdio::piped())
         .stderr(Stdio::null())
         .spawn()
@@ -98,7 +103,12 @@ fn read_events_after(
     let mut seen = String::new();
     let deadline = Instant::now() + Duration::from_secs(10);
     let mut reader = BufReader::new(stream);
-    while !seen.contains(wanted) {
+    // Looked for line by line: the stream can be long.
+    loop {
+        let tail = &seen[seen.len().saturating_sub(wanted.len() + 200)..];
+        if tail.contains(wanted) {
+            break;
+        }
         assert!(Instant::now() < deadline, "no '{wanted}' in:\n{seen}");
         let mut line = String::new();
         if reader.read_line(&mut line).unwrap_or(0) == 0 {
@@ -107,6 +117,218 @@ fn read_events_after(
         seen.push_str(&line);
     }
     seen
+}
+
+/// Sends raw request text; returns the whole response (or what came
+/// before the server closed or went quiet for five seconds).
+fn raw(server: &Server, text: &[u8]) -> String {
+    let mut stream = TcpStream::connect(("127.0.0.1", server.port)).unwrap();
+    stream
+        .set_read_timeout(Some(Duration::from_secs(5)))
+        .unwrap();
+    let _ = stream.write_all(text);
+    let mut out = Vec::new();
+    let _ = stream.read_to_end(&mut out);
+    String::from_utf8_lossy(&out).into_owned()
+}
+
+fn with_origin(server: &Server, method: &str, path: &str, origin: &str) -> String {
+    raw(
+        server,
+        format!(
+            "{method} {path} HTTP/1.1\r\nHost: 127.0.0.1:{}\r\nOrigin: {origin}\r\nContent-Length: 0\r\n\r\n",
+            server.port
+        )
+        .as_bytes(),
+    )
+}
+
+#[test]
+fn requests_from_other_origins_are_refused() {
+    let server = start();
+    let own = format!("http://127.0.0.1:{}", server.port);
+    let created = with_origin(&server, "POST", "/api/session", &own);
+    assert!(created.starts_with("HTTP/1.1 200"), "{created}");
+    let id = created.split('"').nth(3).expect("an id").to_string();
+    for (method, path) in [
+        ("POST", "/api/session".to_string()),
+        ("POST", format!("/api/session/{id}/send")),
+        ("POST", format!("/api/session/{id}/roll")),
+        ("GET", format!("/api/session/{id}/events")),
+        ("GET", "/api/config".to_string()),
+    ] {
+        for origin in ["http://evil.example", "null", "http://127.0.0.1:1"] {
+            let response = with_origin(&server, method, &path, origin);
+            assert!(
+                response.starts_with("HTTP/1.1 403"),
+                "{method} {path} from {origin}: {response}"
+            );
+        }
+    }
+    let localhost = format!("http://localhost:{}", server.port);
+    assert!(with_origin(&server, "GET", "/api/config", &localhost).starts_with("HTTP/1.1 200"));
+}
+
+#[test]
+fn sessions_are_capped_with_a_clear_message() {
+    let server = start_with(&["--max-sessions", "2"]);
+    let first = session(&server);
+    let _second = session(&server);
+    let (status, body) = request(&server, "POST", "/api/session", "", None);
+    assert!(status.contains("503"), "{status}");
+    assert!(body.contains("2 boards are open already"), "{body}");
+    // The sessions that exist still work.
+    request(
+        &server,
+        "POST",
+        &format!("/api/session/{first}/send"),
+        "isready\n",
+        None,
+    );
+    read_events_until(&server, &first, "readyok");
+}
+
+#[test]
+fn session_ids_are_unguessable_even_with_a_seed() {
+    // Same dice seed, yet different 128-bit ids.
+    let (a, b) = (start(), start());
+    let (x, y) = (session(&a), session(&b));
+    assert_ne!(x, y);
+    for id in [&x, &y] {
+        assert_eq!(id.len(), 32, "{id}");
+        assert!(id.chars().all(|c| c.is_ascii_hexdigit()), "{id}");
+    }
+}
+
+#[test]
+fn oversized_slow_and_malformed_requests_are_bounded() {
+    let server = start_with(&["--io-timeout-ms", "500"]);
+    let port = server.port;
+    // A header line of 200 MB is cut off at the limit.
+    let mut huge = format!("GET / HTTP/1.1\r\nHost: 127.0.0.1:{port}\r\nX-Big: ").into_bytes();
+    huge.extend(std::iter::repeat(b'a').take(1 << 20));
+    let response = raw(&server, &huge);
+    assert!(
+        response.starts_with("HTTP/1.1 431"),
+        "{}",
+        &response[..response.len().min(200)]
+    );
+    // A huge announced body is refused at once, not waited for.
+    let started = Instant::now();
+    let response = raw(
+        &server,
+        format!("POST /api/session HTTP/1.1\r\nHost: 127.0.0.1:{port}\r\nContent-Length: 1000000000000\r\n\r\n").as_bytes(),
+    );
+    assert!(response.starts_with("HTTP/1.1 413"), "{response}");
+    assert!(started.elapsed() < Duration::from_secs(3));
+    assert!(raw(&server, b"\x01\x02\r\n\r\n").starts_with("HTTP/1.1 400"));
+    assert!(raw(
+        &server,
+        format!("GET / HTTP/1.1\r\nHost: 127.0.0.1:{port}\r\nContent-Length: x\r\n\r\n").as_bytes()
+    )
+    .starts_with("HTTP/1.1 400"));
+    // An idle connection, and one that sends half a request, are closed.
+    for partial in [&b""[..], b"GET / HTTP/1.1\r\nHost: 127"] {
+        let mut idle = TcpStream::connect(("127.0.0.1", port)).unwrap();
+        idle.set_read_timeout(Some(Duration::from_secs(5))).unwrap();
+        idle.write_all(partial).unwrap();
+        let started = Instant::now();
+        let mut buf = Vec::new();
+        let _ = idle.read_to_end(&mut buf);
+        assert!(started.elapsed() < Duration::from_secs(3), "held open");
+    }
+    // An event stream asked to start past the end waits rather than fails.
+    let id = session(&server);
+    let mut stream = TcpStream::connect(("127.0.0.1", port)).unwrap();
+    write!(
+        stream,
+        "GET /api/session/{id}/events?from=999999999 HTTP/1.1\r\nHost: 127.0.0.1:{port}\r\n\r\n"
+    )
+    .unwrap();
+    std::thread::sleep(Duration::from_millis(200));
+    // After all that the server still answers.
+    assert!(request(&server, "GET", "/api/config", "", None)
+        .0
+        .contains("200"));
+}
+
+#[test]
+fn engine_output_that_is_not_text_or_never_ends_stalls_nothing() {
+    let dir = std::env::temp_dir().join(format!("menagerie-gui-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let engine = dir.join("binary-engine.sh");
+    // Bytes that are not UTF-8, then a flood of lines, and it never reads.
+    std::fs::write(
+        &engine,
+        "#!/bin/sh\nprintf 'id name \\377\\376 binary\\n'\nyes flood | head -n 300000\nsleep 30\n",
+    )
+    .unwrap();
+    use std::os::unix::fs::PermissionsExt;
+    std::fs::set_permissions(&engine, std::fs::Permissions::from_mode(0o755)).unwrap();
+    let server = start_with(&["--engine", engine.to_str().unwrap()]);
+    let id = session(&server);
+    let events = read_events_until(&server, &id, "printed more than");
+    assert!(
+        events.contains("id name \u{fffd}\u{fffd} binary"),
+        "{}",
+        &events[..200]
+    );
+    assert!(
+        events.contains("event: exit\ndata: stopped: printed more than"),
+        "the flood stops the engine"
+    );
+    // Every endpoint still answers, the stopped session included.
+    assert!(request(&server, "GET", "/api/config", "", None)
+        .0
+        .contains("200"));
+    let (status, _) = request(
+        &server,
+        "POST",
+        &format!("/api/session/{id}/send"),
+        "uci\n",
+        None,
+    );
+    assert!(status.contains("410"), "{status}");
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
+#[test]
+fn an_engine_that_does_not_exist_is_refused_at_start() {
+    let dir = std::env::temp_dir().join(format!("menagerie-gui-none-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let not_executable = dir.join("engine.txt");
+    std::fs::write(&not_executable, "uci\n").unwrap();
+    let not_executable = not_executable.to_str().unwrap().to_string();
+    let directory = dir.to_str().unwrap().to_string();
+    for engine in ["/nonexistent/menagerie", &not_executable, &directory] {
+        let mut child = Command::new(env!("CARGO_BIN_EXE_menagerie-gui"))
+            .args(["--port", "0", "--engine", engine])
+            .stdout(Stdio::null())
+            .stderr(Stdio::piped())
+            .spawn()
+            .unwrap();
+        let deadline = Instant::now() + Duration::from_secs(10);
+        let status = loop {
+            if let Some(status) = child.try_wait().unwrap() {
+                break status;
+            }
+            if Instant::now() > deadline {
+                let _ = child.kill();
+                panic!("the server started with engine {engine}");
+            }
+            std::thread::sleep(Duration::from_millis(20));
+        };
+        assert_eq!(status.code(), Some(2), "{engine}");
+        let mut err = String::new();
+        child
+            .stderr
+            .take()
+            .unwrap()
+            .read_to_string(&mut err)
+            .unwrap();
+        assert!(err.contains(engine), "{err}");
+    }
+    let _ = std::fs::remove_dir_all(&dir);
 }
 
 #[test]

@@ -4,7 +4,13 @@
 //! process per browser session. The page is a client of the engine's text
 //! protocol: the server only relays lines (page -> engine stdin, engine
 //! stdout -> page as server-sent events), draws dice for Kilkenny Cats, and
-//! restarts an engine that died. Standard library only.
+//! restarts an engine that died.
+//!
+//! It listens on 127.0.0.1 only, yet any page the user visits could try to
+//! reach it: requests from another origin or for another host are refused,
+//! sessions (engine processes) and connections are capped, session ids come
+//! from the operating system's randomness, requests are bounded in size and
+//! time, and nothing an engine prints can stall the server.
 
 use std::collections::HashMap;
 use std::io::{BufRead, BufReader, Read, Write};
@@ -41,12 +47,32 @@ struct Args {
     /// Seed of the dice (default: from the clock).
     #[arg(long)]
     seed: Option<u64>,
+    /// Most sessions (engine processes) at once.
+    #[arg(long, default_value_t = 8)]
+    max_sessions: usize,
+    /// How long a client may take to send a request or take a response,
+    /// in milliseconds.
+    #[arg(long, default_value_t = 10_000, hide = true)]
+    io_timeout_ms: u64,
 }
+
+/// Most bytes of a request line and its headers.
+const MAX_HEAD: u64 = 16 * 1024;
+/// Most bytes of a request body (protocol lines from the page).
+const MAX_BODY: usize = 64 * 1024;
+/// Most connections handled at once (each has a thread).
+const MAX_CONNECTIONS: usize = 64;
+/// Most bytes kept of one engine line, and most lines of one engine run:
+/// an engine that floods is stopped rather than filling memory.
+const MAX_LINE: usize = 64 * 1024;
+const MAX_LINES: usize = 200_000;
 
 /// One browser session: an engine process and everything it printed.
 struct Session {
     child: Child,
-    stdin: ChildStdin,
+    /// Written outside the sessions lock: an engine that stops reading
+    /// blocks its own session's writes only.
+    stdin: Arc<Mutex<ChildStdin>>,
     /// Engine lines so far; `epoch` changes when the engine is restarted.
     lines: Vec<String>,
     epoch: u32,
@@ -62,6 +88,8 @@ struct Server {
     changed: Condvar,
     dice: Mutex<Rng>,
     port: u16,
+    max_sessions: usize,
+    connections: std::sync::atomic::AtomicUsize,
 }
 
 fn main() {
@@ -74,6 +102,10 @@ fn main() {
             std::process::exit(2);
         }
     };
+    if let Err(e) = check_engine(&engine) {
+        eprintln!("menagerie-gui: {e}");
+        std::process::exit(2);
+    }
     if menagerie::runtime::registry::find(&args.game).is_none() {
         eprintln!("menagerie-gui: unknown game '{}'", args.game);
         std::process::exit(2);
@@ -89,6 +121,7 @@ fn main() {
         }
     };
     let port = listener.local_addr().map(|a| a.port()).unwrap_or(args.port);
+    let io_timeout = Some(Duration::from_millis(args.io_timeout_ms.max(1)));
     let seed = args.seed.unwrap_or_else(|| {
         std::time::SystemTime::now()
             .duration_since(std::time::UNIX_EPOCH)
@@ -102,6 +135,8 @@ fn main() {
         changed: Condvar::new(),
         dice: Mutex::new(Rng::new(seed)),
         port,
+        max_sessions: args.max_sessions.max(1),
+        connections: std::sync::atomic::AtomicUsize::new(0),
     });
     println!(
         "menagerie-gui: open http://127.0.0.1:{port}/ (engine {})",
@@ -110,14 +145,53 @@ fn main() {
     let _ = std::io::stdout().flush();
     let reaper = Arc::clone(&server);
     std::thread::spawn(move || reap_idle(&reaper));
-    for stream in listener.incoming().flatten() {
+    for stream in listener.incoming() {
+        let mut stream = match stream {
+            Ok(stream) => stream,
+            Err(e) => {
+                // Out of file descriptors, say: wait for some to be freed
+                // instead of spinning on the error.
+                log::warn!("accept: {e}");
+                std::thread::sleep(Duration::from_millis(100));
+                continue;
+            }
+        };
+        use std::sync::atomic::Ordering;
+        if server.connections.fetch_add(1, Ordering::SeqCst) >= MAX_CONNECTIONS {
+            server.connections.fetch_sub(1, Ordering::SeqCst);
+            let _ = stream.set_write_timeout(io_timeout);
+            let _ = respond(
+                &mut stream,
+                "503 Service Unavailable",
+                "text/plain",
+                "too many connections",
+            );
+            continue;
+        }
         let server = Arc::clone(&server);
         std::thread::spawn(move || {
+            let _ = stream.set_read_timeout(io_timeout);
+            let _ = stream.set_write_timeout(io_timeout);
             if let Err(e) = handle(&server, stream) {
                 log::debug!("connection: {e}");
             }
+            server.connections.fetch_sub(1, Ordering::SeqCst);
         });
     }
+}
+
+/// Refuses to serve a board whose engine cannot be started.
+fn check_engine(engine: &std::path::Path) -> Result<(), String> {
+    use std::os::unix::fs::PermissionsExt;
+    let meta =
+        std::fs::metadata(engine).map_err(|e| format!("engine {}: {e}", engine.display()))?;
+    if !meta.is_file() || meta.permissions().mode() & 0o111 == 0 {
+        return Err(format!(
+            "engine {}: not an executable file",
+            engine.display()
+        ));
+    }
+    Ok(())
 }
 
 fn bundled_engine() -> Result<PathBuf, String> {
@@ -139,20 +213,39 @@ struct Request {
     path: String,
     query: HashMap<String, String>,
     host: String,
+    /// Sent by browsers with cross-origin requests, event streams and POSTs.
+    origin: Option<String>,
     /// Sent by a reconnecting event stream: the id of the last event it got.
     last_event_id: Option<String>,
     body: String,
 }
 
-fn read_request(stream: &mut TcpStream) -> std::io::Result<Option<Request>> {
-    let mut reader = BufReader::new(stream.try_clone()?);
-    let mut line = String::new();
-    if reader.read_line(&mut line)? == 0 {
-        return Ok(None);
+/// Why a request was refused before it was handled.
+enum BadRequest {
+    Closed,
+    HeadTooLarge,
+    BodyTooLarge,
+    Malformed,
+    Io(std::io::Error),
+}
+
+fn read_request(stream: &mut TcpStream) -> Result<Request, BadRequest> {
+    let mut reader = BufReader::new(stream.try_clone().map_err(BadRequest::Io)?).take(MAX_HEAD);
+    let mut read_line = |line: &mut Vec<u8>| -> Result<usize, BadRequest> {
+        let n = reader.read_until(b'\n', line).map_err(BadRequest::Io)?;
+        if n > 0 && !line.ends_with(b"\n") && reader.limit() == 0 {
+            return Err(BadRequest::HeadTooLarge);
+        }
+        Ok(n)
+    };
+    let mut line = Vec::new();
+    if read_line(&mut line)? == 0 {
+        return Err(BadRequest::Closed);
     }
+    let line = String::from_utf8_lossy(&line).into_owned();
     let mut parts = line.split_whitespace();
     let (Some(method), Some(target)) = (parts.next(), parts.next()) else {
-        return Ok(None);
+        return Err(BadRequest::Malformed);
     };
     let (path, query_text) = target.split_once('?').unwrap_or((target, ""));
     let query = query_text
@@ -162,31 +255,57 @@ fn read_request(stream: &mut TcpStream) -> std::io::Result<Option<Request>> {
         .collect();
     let mut length = 0usize;
     let mut host = String::new();
-    let mut last_event_id = None;
+    let (mut origin, mut last_event_id) = (None, None);
     loop {
-        let mut header = String::new();
-        if reader.read_line(&mut header)? == 0 || header.trim().is_empty() {
+        let mut header = Vec::new();
+        if read_line(&mut header)? == 0 {
+            break;
+        }
+        let header = String::from_utf8_lossy(&header);
+        if header.trim().is_empty() {
             break;
         }
         if let Some((name, value)) = header.split_once(':') {
+            let value = value.trim().to_string();
             match name.trim().to_ascii_lowercase().as_str() {
-                "content-length" => length = value.trim().parse().unwrap_or(0),
-                "host" => host = value.trim().to_string(),
-                "last-event-id" => last_event_id = Some(value.trim().to_string()),
+                "content-length" => {
+                    length = value.parse().map_err(|_| BadRequest::Malformed)?;
+                }
+                "host" => host = value,
+                "origin" => origin = Some(value),
+                "last-event-id" => last_event_id = Some(value),
                 _ => {}
             }
         }
     }
-    let mut body = vec![0; length.min(1 << 20)];
-    reader.read_exact(&mut body)?;
-    Ok(Some(Request {
+    if length > MAX_BODY {
+        return Err(BadRequest::BodyTooLarge);
+    }
+    let mut body = vec![0; length];
+    reader
+        .into_inner()
+        .read_exact(&mut body)
+        .map_err(BadRequest::Io)?;
+    Ok(Request {
         method: method.to_string(),
         path: path.to_string(),
         query,
         host,
+        origin,
         last_event_id,
         body: String::from_utf8_lossy(&body).into_owned(),
-    }))
+    })
+}
+
+/// Answers a request refused before it was read whole, then reads (and
+/// drops) what the client is still sending for a moment: closing with
+/// unread input would reset the connection and lose the answer.
+fn refuse(stream: &mut TcpStream, status: &str, why: &str) -> std::io::Result<()> {
+    respond(stream, status, "text/plain", why)?;
+    stream.shutdown(std::net::Shutdown::Write)?;
+    let _ = stream.set_read_timeout(Some(Duration::from_millis(500)));
+    let _ = std::io::copy(&mut (&*stream).take(4 << 20), &mut std::io::sink());
+    Ok(())
 }
 
 fn respond(stream: &mut TcpStream, status: &str, kind: &str, body: &str) -> std::io::Result<()> {
@@ -198,32 +317,47 @@ fn respond(stream: &mut TcpStream, status: &str, kind: &str, body: &str) -> std:
     stream.flush()
 }
 
-fn json_string(s: &str) -> String {
-    let mut out = String::from("\"");
-    for c in s.chars() {
-        match c {
-            '"' => out.push_str("\\\""),
-            '\\' => out.push_str("\\\\"),
-            '\n' => out.push_str("\\n"),
-            c if (c as u32) < 0x20 => out.push_str(&format!("\\u{:04x}", c as u32)),
-            c => out.push(c),
-        }
-    }
-    out.push('"');
-    out
-}
-
 fn handle(server: &Arc<Server>, mut stream: TcpStream) -> std::io::Result<()> {
-    let Some(request) = read_request(&mut stream)? else {
-        return Ok(());
+    let request = match read_request(&mut stream) {
+        Ok(request) => request,
+        Err(BadRequest::Closed) => return Ok(()),
+        Err(BadRequest::Io(e)) => return Err(e),
+        Err(BadRequest::HeadTooLarge) => {
+            return refuse(
+                &mut stream,
+                "431 Request Header Fields Too Large",
+                "request head too large",
+            );
+        }
+        Err(BadRequest::BodyTooLarge) => {
+            return refuse(
+                &mut stream,
+                "413 Payload Too Large",
+                "request body too large",
+            );
+        }
+        Err(BadRequest::Malformed) => {
+            return refuse(&mut stream, "400 Bad Request", "malformed request")
+        }
     };
-    // Only pages served from this address may talk to it (DNS rebinding).
-    let allowed = [
+    // Only pages served from this address may talk to it: the host guards
+    // against DNS rebinding, the origin against other sites' pages.
+    let hosts = [
         format!("127.0.0.1:{}", server.port),
         format!("localhost:{}", server.port),
     ];
-    if !allowed.contains(&request.host) {
+    if !hosts.contains(&request.host) {
         return respond(&mut stream, "403 Forbidden", "text/plain", "wrong host");
+    }
+    if let Some(origin) = &request.origin {
+        if !hosts.iter().any(|h| *origin == format!("http://{h}")) {
+            return respond(
+                &mut stream,
+                "403 Forbidden",
+                "text/plain",
+                "cross-origin request refused",
+            );
+        }
     }
     let segments: Vec<&str> = request.path.trim_matches('/').split('/').collect();
     match (request.method.as_str(), segments.as_slice()) {
@@ -233,30 +367,36 @@ fn handle(server: &Arc<Server>, mut stream: TcpStream) -> std::io::Result<()> {
         }
         ("GET", ["style.css"]) => respond(&mut stream, "200 OK", "text/css; charset=utf-8", STYLE),
         ("GET", ["api", "config"]) => {
-            let body = format!(
-                "{{\"game\":{},\"movetime\":{}}}",
-                json_string(&server.game),
-                server.movetime
-            );
-            respond(&mut stream, "200 OK", "application/json", &body)
+            let body = serde_json::json!({"game": server.game, "movetime": server.movetime});
+            respond(&mut stream, "200 OK", "application/json", &body.to_string())
         }
         ("POST", ["api", "session"]) => match start_session(server) {
             Ok(id) => respond(
                 &mut stream,
                 "200 OK",
                 "application/json",
-                &format!("{{\"id\":{}}}", json_string(&id)),
+                &serde_json::json!({ "id": id }).to_string(),
             ),
-            Err(e) => respond(&mut stream, "500 Internal Server Error", "text/plain", &e),
+            Err(SessionError::Full(n)) => respond(
+                &mut stream,
+                "503 Service Unavailable",
+                "text/plain",
+                &format!("{n} boards are open already, the most this server runs: close one, or wait two minutes for closed tabs to end"),
+            ),
+            Err(SessionError::Failed(e)) => {
+                respond(&mut stream, "500 Internal Server Error", "text/plain", &e)
+            }
         },
         ("POST", ["api", "session", id, "send"]) => {
-            let result = with_session(server, id, |s| {
-                if s.exited.is_some() {
-                    return Err("the engine has stopped".to_string());
-                }
-                s.stdin
+            let result = with_session(server, id, |s| match s.exited {
+                Some(_) => Err("the engine has stopped".to_string()),
+                None => Ok(Arc::clone(&s.stdin)),
+            })
+            .and_then(|stdin| {
+                let mut stdin = stdin.lock().unwrap_or_else(|p| p.into_inner());
+                stdin
                     .write_all(request.body.as_bytes())
-                    .and_then(|_| s.stdin.flush())
+                    .and_then(|_| stdin.flush())
                     .map_err(|e| e.to_string())
             });
             match result {
@@ -278,7 +418,7 @@ fn handle(server: &Arc<Server>, mut stream: TcpStream) -> std::io::Result<()> {
                 &mut stream,
                 "200 OK",
                 "application/json",
-                &format!("{{\"roll\":\"r{roll}\"}}"),
+                &serde_json::json!({ "roll": format!("r{roll}") }).to_string(),
             )
         }
         ("POST", ["api", "session", id, "restart"]) => match restart_session(server, id) {
@@ -322,46 +462,119 @@ fn spawn_engine(server: &Arc<Server>, id: &str, epoch: u32) -> Result<(Child, Ch
     let stdin = child.stdin.take().expect("piped");
     let stdout = child.stdout.take().expect("piped");
     let (server, id) = (Arc::clone(server), id.to_string());
-    std::thread::spawn(move || {
-        for line in BufReader::new(stdout).lines() {
-            let Ok(line) = line else { break };
-            let mut sessions = server.sessions.lock().unwrap_or_else(|p| p.into_inner());
-            match sessions.get_mut(&id) {
-                Some(s) if s.epoch == epoch => s.lines.push(line),
-                _ => return,
-            }
-            server.changed.notify_all();
-        }
-        let mut sessions = server.sessions.lock().unwrap_or_else(|p| p.into_inner());
-        if let Some(s) = sessions.get_mut(&id) {
-            if s.epoch == epoch {
-                let code = s.child.wait().ok().and_then(|st| st.code());
-                s.exited = Some(code.map_or("killed".to_string(), |c| format!("exit code {c}")));
-            }
-        }
-        server.changed.notify_all();
-    });
+    std::thread::spawn(move || relay_output(&server, &id, epoch, stdout));
     Ok((child, stdin))
 }
 
-fn start_session(server: &Arc<Server>) -> Result<String, String> {
-    let id = format!(
-        "{:016x}",
-        server
-            .dice
-            .lock()
-            .unwrap_or_else(|p| p.into_inner())
-            .next_u64()
-    );
+/// Collects an engine's lines for the event streams: bytes that are not
+/// UTF-8 are replaced, over-long lines cut, and an engine that prints more
+/// lines than a session keeps is stopped. The lock is never held while
+/// waiting for the engine.
+fn relay_output(server: &Server, id: &str, epoch: u32, stdout: std::process::ChildStdout) {
+    let mut reader = BufReader::new(stdout);
+    let mut why_stopped = None;
+    loop {
+        let mut bytes = Vec::new();
+        match (&mut reader)
+            .take(MAX_LINE as u64)
+            .read_until(b'\n', &mut bytes)
+        {
+            Ok(0) | Err(_) => break,
+            Ok(_) => {}
+        }
+        if !bytes.ends_with(b"\n") && bytes.len() >= MAX_LINE {
+            // The rest of an over-long line is dropped.
+            let mut rest = Vec::new();
+            while let Ok(n) = (&mut reader)
+                .take(MAX_LINE as u64)
+                .read_until(b'\n', &mut rest)
+            {
+                if n == 0 || rest.ends_with(b"\n") {
+                    break;
+                }
+                rest.clear();
+            }
+        }
+        let text = String::from_utf8_lossy(&bytes);
+        let line = text.trim_end_matches(['\r', '\n']).to_string();
+        let mut sessions = server.sessions.lock().unwrap_or_else(|p| p.into_inner());
+        match sessions.get_mut(id) {
+            Some(s) if s.epoch == epoch => {
+                if s.lines.len() >= MAX_LINES {
+                    let _ = s.child.kill();
+                    why_stopped = Some(format!("stopped: printed more than {MAX_LINES} lines"));
+                    break;
+                }
+                s.lines.push(line);
+            }
+            _ => return,
+        }
+        server.changed.notify_all();
+    }
+    // The output is closed: the engine is ending (or was stopped). Wait for
+    // it without holding the lock; one that lingers is stopped.
+    let deadline = Instant::now() + Duration::from_secs(2);
+    loop {
+        let mut sessions = server.sessions.lock().unwrap_or_else(|p| p.into_inner());
+        let Some(s) = sessions.get_mut(id).filter(|s| s.epoch == epoch) else {
+            return;
+        };
+        let status = match s.child.try_wait() {
+            Ok(Some(status)) => Some(status),
+            Ok(None) if Instant::now() >= deadline => {
+                let _ = s.child.kill();
+                s.child.wait().ok()
+            }
+            Ok(None) => None,
+            Err(_) => {
+                let _ = s.child.kill();
+                s.child.wait().ok()
+            }
+        };
+        if let Some(status) = status {
+            let code = status.code();
+            s.exited = Some(why_stopped.take().unwrap_or_else(|| {
+                code.map_or("killed".to_string(), |c| format!("exit code {c}"))
+            }));
+            drop(sessions);
+            server.changed.notify_all();
+            return;
+        }
+        drop(sessions);
+        std::thread::sleep(Duration::from_millis(20));
+    }
+}
+
+/// Why no session was started.
+enum SessionError {
+    /// The cap on sessions is reached (the cap).
+    Full(usize),
+    Failed(String),
+}
+
+/// A session id nobody can guess: 128 bits from the operating system.
+fn random_id() -> Result<String, String> {
+    let mut bytes = [0u8; 16];
+    std::fs::File::open("/dev/urandom")
+        .and_then(|mut f| f.read_exact(&mut bytes))
+        .map_err(|e| format!("no randomness for a session id: {e}"))?;
+    Ok(bytes.iter().map(|b| format!("{b:02x}")).collect())
+}
+
+fn start_session(server: &Arc<Server>) -> Result<String, SessionError> {
+    let id = random_id().map_err(SessionError::Failed)?;
     // The lock is held until the session is registered: the engine's reader
     // thread looks the session up and must find it.
     let mut sessions = server.sessions.lock().unwrap_or_else(|p| p.into_inner());
-    let (child, stdin) = spawn_engine(server, &id, 0)?;
+    if sessions.len() >= server.max_sessions {
+        return Err(SessionError::Full(server.max_sessions));
+    }
+    let (child, stdin) = spawn_engine(server, &id, 0).map_err(SessionError::Failed)?;
     sessions.insert(
         id.clone(),
         Session {
             child,
-            stdin,
+            stdin: Arc::new(Mutex::new(stdin)),
             lines: Vec::new(),
             epoch: 0,
             exited: None,
@@ -385,7 +598,7 @@ fn restart_session(server: &Arc<Server>, id: &str) -> Result<(), String> {
     session.last_seen = Instant::now();
     let (child, stdin) = spawn_engine(server, id, session.epoch)?;
     session.child = child;
-    session.stdin = stdin;
+    session.stdin = Arc::new(Mutex::new(stdin));
     drop(sessions);
     server.changed.notify_all();
     Ok(())
@@ -432,7 +645,10 @@ fn stream_events(
                     epoch = s.epoch;
                     break (Vec::new(), None, true);
                 }
+                // A `from` past the end (a client's mistake) waits for the
+                // lines to come.
                 if s.lines.len() > sent || (s.exited.is_some() && !exit_sent) {
+                    let sent = sent.min(s.lines.len());
                     break (s.lines[sent..].to_vec(), s.exited.clone(), false);
                 }
                 let (guard, timeout) = server
