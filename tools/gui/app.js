@@ -265,6 +265,7 @@ const state = {
   selection: [],
   busy: false,
   seats: [],
+  catalogue: {},
 };
 
 let engine;
@@ -289,6 +290,40 @@ function parseHelp(lines) {
     }
   }
   return specs;
+}
+
+/**
+ * Reads the engine's `games` catalogue: seat names (in turn order) and the
+ * sentence for each reason a game ends. Names shown come from here.
+ */
+function parseCatalogue(lines) {
+  const catalogue = {};
+  for (const line of lines) {
+    const m = line.match(/^game (\S+) (seat|end) (\S+) (.*)$/);
+    if (!m) continue;
+    const game = (catalogue[m[1]] ||= { seats: {}, ends: {} });
+    if (m[2] === 'seat') game.seats[m[3]] = m[4];
+    else game.ends[m[3]] = m[4];
+  }
+  for (const [id, entry] of Object.entries(catalogue)) {
+    if (GAMES[id]) GAMES[id].seats = entry.seats;
+  }
+  return catalogue;
+}
+
+/** "The leopards win: the tiger cannot move", from a `Status:` value. */
+function resultInWords(status) {
+  const ends = (state.catalogue[state.game] || { ends: {} }).ends;
+  const m = status.match(/^(win (\S+)|draw)(?: \((\S+)\))?/);
+  if (!m) return `Game over: ${status}`;
+  const why = m[3] ? ends[m[3]] || m[3] : '';
+  const because = why ? `: ${why}` : '';
+  if (!m[2]) return `Game over, a draw${because}`;
+  const winner = GAMES[state.game].seats[m[2]] || m[2];
+  const plural = /s$/.test(winner);
+  const article = state.game === 'kilkenny-cats' ? '' : 'The ';
+  const subject = article ? `${article}${winner.toLowerCase()}` : winner;
+  return `${subject} win${plural ? '' : 's'}${because}`;
 }
 
 /** The ruleset choices of the game picked in the menu (not yet played). */
@@ -554,6 +589,19 @@ function render() {
     const [x1, y1] = layout.points[a], [x2, y2] = layout.points[b];
     el('line', { x1, y1, x2, y2, class: 'line' }, svg);
   }
+  // The last move, the whole path of a leap chain.
+  const last = [...state.moves].reverse().find((m) => !/^r[1-6]$/.test(m) && m !== 'pass');
+  if (last) {
+    const path = movePoints(last).points.filter((p) => layout.points[p]);
+    if (path.length > 1) {
+      const points = path.map((p) => layout.points[p].join(',')).join(' ');
+      el('polyline', { points, class: 'last-move' }, svg);
+    }
+    for (const p of path) {
+      const [x, y] = layout.points[p];
+      el('circle', { cx: x, cy: y, r: layout.radius + 2, class: 'last-point' }, svg);
+    }
+  }
   const next = new Set();
   if (state.selection.length) {
     for (const m of candidates(state.selection)) {
@@ -565,6 +613,10 @@ function render() {
     const g = el('g', { 'data-point': point }, svg);
     const letter = position.pieces[point];
     if (!layout.squares) el('circle', { cx: x, cy: y, r: 4, class: 'point' }, g);
+    // Coordinates: each point's name, as moves and notation write it.
+    const offset = layout.squares ? -layout.radius + 2 : layout.radius * 0.75;
+    const coordinate = el('text', { x: x + offset, y: y + offset + 8, class: 'coord' }, g);
+    coordinate.textContent = point;
     if (letter) {
       g.setAttribute('data-piece', letter);
       const look = game.piece(letter);
@@ -587,21 +639,27 @@ function render() {
   $('notation').value = state.notation;
   const moves = $('moves');
   moves.innerHTML = '';
-  for (const m of state.moves) {
-    const li = document.createElement('li');
-    li.textContent = m;
-    moves.append(li);
-  }
-  moves.scrollTop = moves.scrollHeight;
   const who = (seat) => game.seats[seat] || seat;
+  let number = 0;
+  state.moves.forEach((m, i) => {
+    const before = state.history[i] || {};
+    const li = document.createElement('li');
+    if (/^r[1-6]$/.test(m)) {
+      li.className = 'roll';
+      li.textContent = `${who(before.side)} rolls ${m.slice(1)}`;
+    } else {
+      number++;
+      li.textContent = `${number}. ${who(before.side)}: ${m}`;
+    }
+    moves.append(li);
+  });
+  moves.scrollTop = moves.scrollHeight;
   let status;
   if (state.status === 'ongoing') {
     const extra = game.extra ? '  ·  ' + game.extra(position.fields) : '';
     status = (state.busy ? 'Engine thinking… ' : humanToMove() ? 'Your move: ' : '') + `${who(state.side)} to move${extra}`;
-  } else if (state.status === 'draw') {
-    status = 'Game over: draw';
   } else {
-    status = `Game over: ${who(state.status.split(' ')[1])} win${state.status.endsWith('s') ? '' : 's'}`;
+    status = resultInWords(state.status);
   }
   setStatus(status);
   $('roll').hidden = !(humanToMove() && isChance());
@@ -625,6 +683,7 @@ async function main() {
     await engine.open();
     const help = await engine.exchange(['help'], (l) => l.startsWith('  kilkenny-cats'));
     state.optionSpecs = parseHelp(help);
+    state.catalogue = parseCatalogue(await engine.exchange(['games'], (l) => l === 'gamesok'));
     for (const [id, g] of Object.entries(GAMES)) $('game').append(new Option(g.title, id));
     $('game').value = GAMES[config.game] ? config.game : 'hat-diviyan-keliya';
     fillOptions($('game').value, {});

@@ -135,6 +135,17 @@ async function compareWithEngine(page, game, options) {
   check(JSON.stringify(Object.entries(shown).sort()) === JSON.stringify(Object.entries(expected).sort()),
     `${game}: the board shown matches the engine's d`);
   check((await board(page, 'notation')) === engineNotation(game, options, start, moves), `${game}: the notation shown is the engine's`);
+  const coordinates = await page.$$eval('[data-point]', (els) => els.every((e) => e.querySelector('.coord')?.textContent === e.dataset.point));
+  check(coordinates, `${game}: every point shows its coordinate`);
+  const last = moves.split(' ').filter((m) => m && !/^r\d$/.test(m) && m !== 'pass').pop();
+  if (last) {
+    const drawn = await page.$$eval('.last-point', (els) => els.length);
+    check(drawn === (last.match(/[a-q]\d+/g) || []).length, `${game}: the last move ${last} is drawn, every point of it`);
+  }
+  const listed = await page.$$eval('#moves li', (els) => els.map((e) => e.textContent));
+  const seats = await page.evaluate(() => Object.values(window.menagerie.state.catalogue[window.menagerie.state.game].seats));
+  check(listed.length > 0 && listed.every((t) => seats.some((s) => t.includes(s))), `${game}: the move list says who moved`);
+  if (game === 'kilkenny-cats') check(listed.some((t) => / rolls [1-6]$/.test(t)), 'kilkenny-cats: rolls are listed as rolls');
   await page.screenshot({ path: path.join(out, `${game}.png`) });
 }
 
@@ -154,6 +165,7 @@ async function main() {
     const page = await browser.newPage({ viewport: { width: 1100, height: 800 } });
     const pageErrors = [];
     page.on('pageerror', (e) => pageErrors.push(String(e)));
+    page.on('console', (m) => { if (m.type() === 'error') pageErrors.push(`console: ${m.text()}`); });
     await page.goto(`http://127.0.0.1:${port}/`);
     await waitForTurn(page);
     await playGame(page, 'hat-diviyan-keliya', { start: 'ludovici', board: 'small' }, 4);
@@ -175,6 +187,21 @@ async function main() {
       check(await clickMove(page, 'kilkenny-cats', 0), 'the restarted engine answers a move');
       await compareWithEngine(page, 'kilkenny-cats', { players: '2' });
     }
+
+    // The end in words, with its reason.
+    await page.selectOption('#game', 'hat-diviyan-keliya');
+    await page.selectOption('#opt-start', 'ludovici');
+    await page.selectOption('#opt-board', 'small');
+    await page.click('#new');
+    await waitForTurn(page);
+    await page.fill('#paste', 'T/LLL/LLL/3 t 0 1 0');
+    await page.click('#set');
+    await page.waitForFunction(() => document.querySelector('#board').dataset.turn === 'over', null, { timeout: 10000 });
+    const result = await page.textContent('#status');
+    check(result === 'The leopards win: the tiger cannot move', `the result in words: "${result}"`);
+    await page.screenshot({ path: path.join(out, 'result.png') });
+    const icon = await page.evaluate(async () => (await fetch('/favicon.ico')).status);
+    check(icon === 200, 'a favicon is served');
 
     // Ruleset options and the large board.
     await playGame(page, 'hat-diviyan-keliya', { start: 'apex', board: 'large' }, 2);

@@ -26,6 +26,7 @@ use menagerie::rng::Rng;
 const INDEX: &str = include_str!("index.html");
 const APP: &str = include_str!("app.js");
 const STYLE: &str = include_str!("style.css");
+const ICON: &str = include_str!("favicon.svg");
 
 /// Serves a board for the four games on http://127.0.0.1:<port>/ and plays
 /// against the engine through its protocol.
@@ -365,6 +366,7 @@ fn handle(server: &Arc<Server>, mut stream: TcpStream) -> std::io::Result<()> {
         ("GET", ["app.js"]) => {
             respond(&mut stream, "200 OK", "text/javascript; charset=utf-8", APP)
         }
+        ("GET", ["favicon.svg" | "favicon.ico"]) => respond(&mut stream, "200 OK", "image/svg+xml", ICON),
         ("GET", ["style.css"]) => respond(&mut stream, "200 OK", "text/css; charset=utf-8", STYLE),
         ("GET", ["api", "config"]) => {
             let body = serde_json::json!({"game": server.game, "movetime": server.movetime});
