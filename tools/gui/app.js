@@ -143,7 +143,12 @@ const GAMES = {
     piece(letter) {
       return letter === 'T' ? { fill: '#e07a1f', text: 'T', color: '#fff' } : { fill: '#4a3b24', text: 'L', color: '#f2d36b' };
     },
-    extra(fields) { return `Tigers in hand: ${fields[2]}   Leopards in hand: ${fields[3]}`; },
+    extra(fields) {
+      const large = fields[0].split('/').length === 5;
+      const onBoard = (fields[0].match(/L/g) || []).length;
+      const captured = (large ? 8 : 7) - onBoard - Number(fields[3]);
+      return `Tigers in hand: ${fields[2]}   Leopards in hand: ${fields[3]}   Leopards captured: ${captured} of ${large ? 3 : 4}`;
+    },
   },
 
   'awithlaknannai-mosona': {
@@ -169,6 +174,10 @@ const GAMES = {
     },
     piece(letter) {
       return letter === 'W' ? { fill: '#fbfaf5', text: '', color: '#000', stroke: '#333' } : { fill: '#222', text: '', color: '#fff' };
+    },
+    extra(fields) {
+      const count = (letter) => (fields[0].match(new RegExp(letter, 'g')) || []).length;
+      return `White pieces: ${count('W')}   Black pieces: ${count('B')}`;
     },
   },
 
@@ -199,6 +208,8 @@ const GAMES = {
     title: 'Kilkenny Cats',
     seats: { s: 'South', w: 'West', n: 'North', e: 'East' },
     mice: ['h16', 'i16', 'h1', 'i1', 'p8', 'p9', 'a8', 'a9'],
+    // RULES.md: South's mice are h16 i16, North's h1 i1, West's p8 p9, East's a8 a9.
+    miceOwners: { h16: 's', i16: 's', h1: 'n', i1: 'n', p8: 'w', p9: 'w', a8: 'e', a9: 'e' },
     layout() {
       const s = 30, points = {}, squares = [], notationRows = [];
       const at = (f, rank) => [10 + s / 2 + f * s, 10 + s / 2 + (16 - rank) * s];
@@ -209,7 +220,7 @@ const GAMES = {
           const mouse = this.mice.includes(p);
           if (!playable && !mouse) continue;
           points[p] = at(f, rank);
-          squares.push({ name: p, x: 10 + f * s, y: 10 + (16 - rank) * s, size: s, mouse });
+          squares.push({ name: p, x: 10 + f * s, y: 10 + (16 - rank) * s, size: s, mouse, owner: mouse ? this.miceOwners[p] : null });
         }
       }
       for (let rank = 15; rank >= 2; rank--) {
@@ -224,8 +235,10 @@ const GAMES = {
       return { fill: colors[letter], text: letter, color: '#fff' };
     },
     extra(fields) {
-      const roll = fields[2] === '-' ? 'to roll' : `rolled ${fields[2]}`;
-      return `Seats in play: ${fields[3]}   ${fields[1]} ${roll}`;
+      const names = this.seats;
+      const inPlay = [...fields[3]].map((l) => names[l] || l).join(', ');
+      const roll = fields[2] === '-' ? 'must roll the die' : `rolled ${fields[2]}`;
+      return `${names[fields[1]] || fields[1]} ${roll}   ·   Seats in play: ${inPlay}`;
     },
   },
 };
@@ -276,6 +289,9 @@ function message(text) {
 }
 
 function setStatus(text) { $('status').textContent = text; }
+
+/** Why a click did nothing (empty: clear it). */
+function hint(text) { $('hint').textContent = text; }
 
 /** Reads `help` for each game's ruleset options. */
 function parseHelp(lines) {
@@ -534,9 +550,19 @@ function candidates(selection) {
 }
 
 function click(point) {
-  if (state.busy || !humanToMove() || isChance()) return;
+  const game = GAMES[state.game];
+  if (state.busy) return hint('The engine is thinking: wait for its move.');
+  if (state.status !== 'ongoing') return hint('The game is over: start a new game, or undo.');
+  if (!humanToMove()) return hint(`It is ${game.seats[state.side] || state.side}'s turn, played by the engine.`);
+  if (isChance()) return hint('Roll the die first.');
   let selection = [...state.selection, point];
   if (candidates(selection).length === 0) selection = candidates([point]).length ? [point] : [];
+  if (selection.length === 0) {
+    state.selection = [];
+    render();
+    return hint(`No move of ${game.seats[state.side] || state.side} starts or goes on at ${point}: the marked points can.`);
+  }
+  hint('');
   const complete = candidates(selection).filter((m) => {
     const same = (path) => path.length === selection.length && path.every((p, i) => p === selection[i]);
     return same(clickPath(m)) || same(movePoints(m).points);
@@ -584,6 +610,20 @@ function render() {
   for (const sq of layout.squares || []) {
     const cls = sq.mouse ? 'mouse' : sq.base ? 'square base' : 'square';
     el('rect', { x: sq.x, y: sq.y, width: sq.size, height: sq.size, class: cls }, svg);
+    if (sq.owner) {
+      const label = el('text', { x: sq.x + sq.size / 2, y: sq.y + sq.size / 2 + 4, class: 'mouse-label', 'data-mouse': sq.owner }, svg);
+      label.textContent = (game.seats[sq.owner] || sq.owner)[0];
+      el('title', {}, label).textContent = `${game.seats[sq.owner] || sq.owner}'s mouse`;
+    }
+  }
+  // The die as rolled, drawn with its pips in the corner.
+  if (state.game === 'kilkenny-cats' && /^[1-6]$/.test(position.fields[2] || '')) {
+    const n = Number(position.fields[2]), x = 12, y = 12, size = 26;
+    const die = el('g', { class: 'die', 'data-die': n }, svg);
+    el('rect', { x, y, width: size, height: size, rx: 5, class: 'die-face' }, die);
+    const pips = { 1: [[1, 1]], 2: [[0, 0], [2, 2]], 3: [[0, 0], [1, 1], [2, 2]], 4: [[0, 0], [2, 0], [0, 2], [2, 2]],
+      5: [[0, 0], [2, 0], [1, 1], [0, 2], [2, 2]], 6: [[0, 0], [2, 0], [0, 1], [2, 1], [0, 2], [2, 2]] }[n];
+    for (const [i, j] of pips) el('circle', { cx: x + 6 + i * 7, cy: y + 6 + j * 7, r: 2.3, class: 'die-pip' }, die);
   }
   for (const [a, b] of layout.lines) {
     const [x1, y1] = layout.points[a], [x2, y2] = layout.points[b];
@@ -602,8 +642,10 @@ function render() {
       el('circle', { cx: x, cy: y, r: layout.radius + 2, class: 'last-point' }, svg);
     }
   }
+  // Where a click can go next: before any click, every piece that can
+  // move and every drop point.
   const next = new Set();
-  if (state.selection.length) {
+  if (!state.busy && humanToMove() && !isChance()) {
     for (const m of candidates(state.selection)) {
       const path = clickPath(m);
       if (path[state.selection.length]) next.add(path[state.selection.length]);
@@ -633,7 +675,7 @@ function render() {
     }
     const hit = el('circle', { cx: x, cy: y, r: layout.radius + 4, class: 'target' }, g);
     if (state.selection.includes(point)) hit.setAttribute('class', 'target selected');
-    else if (next.has(point)) hit.setAttribute('class', 'target next');
+    else if (next.has(point)) hit.setAttribute('class', state.selection.length ? 'target next' : 'target movable');
     hit.addEventListener('click', () => click(point));
   }
   $('notation').value = state.notation;
@@ -656,7 +698,7 @@ function render() {
   moves.scrollTop = moves.scrollHeight;
   let status;
   if (state.status === 'ongoing') {
-    const extra = game.extra ? '  ·  ' + game.extra(position.fields) : '';
+    const extra = game.extra && position.fields.length ? '  ·  ' + game.extra(position.fields) : '';
     status = (state.busy ? 'Engine thinking… ' : humanToMove() ? 'Your move: ' : '') + `${who(state.side)} to move${extra}`;
   } else {
     status = resultInWords(state.status);

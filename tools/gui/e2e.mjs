@@ -93,6 +93,17 @@ async function playGame(page, game, options, humanMoves) {
   for (const [key, value] of Object.entries(options)) await page.selectOption(`#opt-${key}`, value);
   await page.click('#new');
   await waitForTurn(page);
+  if ((await board(page, 'turn')) === 'human' && !(await board(page, 'legal')).startsWith('r1')) {
+    const marked = await page.$$eval('.target.movable', (els) => els.map((e) => e.parentNode.dataset.point));
+    const legal = (await board(page, 'legal')).split(' ');
+    const starts = new Set(legal.map((m) => clickPath(m)[0]));
+    check(marked.length === starts.size && marked.every((p) => starts.has(p)), `${game}: the points a move can start from are marked`);
+    const dead = await page.$$eval('[data-point]', (els, marked) => els.map((e) => e.dataset.point).find((p) => !marked.includes(p)), marked);
+    if (dead) {
+      await page.click(`[data-point="${dead}"] .target`);
+      check((await page.textContent('#hint')).includes(`at ${dead}`), `${game}: a click that does nothing says why`);
+    }
+  }
   let engineAnswered = 0;
   for (let i = 0; i < humanMoves; i++) {
     if ((await board(page, 'turn')) === 'over') break;
@@ -110,6 +121,9 @@ async function clickMove(page, game, i) {
     await page.click('#roll');
     await page.waitForFunction(() => !document.querySelector('#board').dataset.legal.startsWith('r1'), null, { timeout: 10000 });
     await waitForTurn(page);
+    if (!(await board(page, 'legal')).startsWith('r1')) {
+      check((await page.$$eval('.die', (els) => els.length)) === 1, `${game}: the die is drawn`);
+    }
     legal = (await board(page, 'legal')).split(' ');
   }
   const before = (await board(page, 'moves')).split(' ').filter(Boolean).length;
@@ -145,7 +159,15 @@ async function compareWithEngine(page, game, options) {
   const listed = await page.$$eval('#moves li', (els) => els.map((e) => e.textContent));
   const seats = await page.evaluate(() => Object.values(window.menagerie.state.catalogue[window.menagerie.state.game].seats));
   check(listed.length > 0 && listed.every((t) => seats.some((s) => t.includes(s))), `${game}: the move list says who moved`);
-  if (game === 'kilkenny-cats') check(listed.some((t) => / rolls [1-6]$/.test(t)), 'kilkenny-cats: rolls are listed as rolls');
+  if (game === 'kilkenny-cats') {
+    check(listed.some((t) => / rolls [1-6]$/.test(t)), 'kilkenny-cats: rolls are listed as rolls');
+    check((await page.$$eval('[data-mouse]', (els) => els.length)) === 8, 'kilkenny-cats: the eight mice are labelled by seat');
+    const status = await page.textContent('#status');
+    check(/Seats in play: [A-Z][a-z]+, [A-Z][a-z]+/.test(status), `kilkenny-cats: seats in words ("${status}")`);
+  }
+  if (game === 'hat-diviyan-keliya') {
+    check(/Leopards captured: \d of [34]/.test(await page.textContent('#status')), 'hat-diviyan-keliya: captures counted');
+  }
   await page.screenshot({ path: path.join(out, `${game}.png`) });
 }
 
