@@ -13,8 +13,10 @@ pub const EXIT_INTERRUPTED: u8 = 130;
 extern "C" fn on_interrupt(_: libc::c_int) {
     // Only async-signal-safe work here: atomics and _exit.
     if INTERRUPTS.fetch_add(1, Ordering::SeqCst) >= 1 {
-        // SAFETY: _exit is async-signal-safe. Engines die with the referee
-        // (their parent-death signal).
+        // Engines die with the referee (their parent-death signal); their
+        // helpers by this.
+        crate::referee::process::kill_all_groups();
+        // SAFETY: _exit is async-signal-safe.
         unsafe { libc::_exit(EXIT_INTERRUPTED as libc::c_int) };
     }
     REQUESTED.store(true, Ordering::SeqCst);

@@ -114,27 +114,7 @@ impl EngineProcess {
         name: &str,
         timeout: Duration,
     ) -> Result<EngineProcess, StartError> {
-        let mut spawn = Command::new(&command[0]);
-        spawn
-            .args(&command[1..])
-            .stdin(Stdio::piped())
-            .stdout(Stdio::piped())
-            .stderr(Stdio::null());
-        #[cfg(unix)]
-        {
-            use std::os::unix::process::CommandExt;
-            spawn.process_group(0);
-            #[cfg(target_os = "linux")]
-            // SAFETY: prctl is async-signal-safe and touches nothing of
-            // the parent's; it runs in the child between fork and exec.
-            unsafe {
-                spawn.pre_exec(|| {
-                    libc::prctl(libc::PR_SET_PDEATHSIG, libc::SIGKILL);
-                    Ok(())
-                });
-            }
-        }
-        let mut child = spawn.spawn().map_err(StartError::Spawn)?;
+        let mut child = spawn_in_own_group(command).map_err(StartError::Spawn)?;
         let stdin = child.stdin.take().expect("stdin is piped");
         let stdout = child.stdout.take().expect("stdout is piped");
         let (sender, lines) = sync_channel(MAX_PENDING);
@@ -353,14 +333,7 @@ impl EngineProcess {
 
     /// Kills the engine's whole process group and reaps the engine.
     pub fn kill(&mut self) {
-        #[cfg(unix)]
-        // SAFETY: a plain system call; the group id is the engine's pid,
-        // which stays reserved until it is reaped below.
-        unsafe {
-            libc::kill(-(self.child.id() as libc::pid_t), libc::SIGKILL);
-        }
-        let _ = self.child.kill();
-        let _ = self.child.wait();
+        kill_group(&mut self.child);
     }
 }
 
@@ -376,6 +349,107 @@ impl Drop for EngineProcess {
             }
         }
         self.kill();
+    }
+}
+
+/// Starts `command` (program, then arguments) with piped stdin and stdout,
+/// in its own process group so that helpers it starts can be killed with
+/// it, and (on Linux) set to be killed when this process dies. The
+/// referee's engines and the browser board's engines start here. Linux
+/// sends that signal when the *thread* that spawned the child ends, so
+/// call this from a thread that lives as long as the child should.
+pub fn spawn_in_own_group(command: &[String]) -> std::io::Result<Child> {
+    let mut spawn = Command::new(&command[0]);
+    spawn
+        .args(&command[1..])
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::null());
+    #[cfg(unix)]
+    {
+        use std::os::unix::process::CommandExt;
+        spawn.process_group(0);
+        #[cfg(target_os = "linux")]
+        // SAFETY: prctl is async-signal-safe and touches nothing of
+        // the parent's; it runs in the child between fork and exec.
+        unsafe {
+            spawn.pre_exec(|| {
+                libc::prctl(libc::PR_SET_PDEATHSIG, libc::SIGKILL);
+                Ok(())
+            });
+        }
+    }
+    let child = spawn.spawn()?;
+    live_groups::add(child.id() as i32);
+    Ok(child)
+}
+
+/// Kills the whole process group of a child started by
+/// [`spawn_in_own_group`], and reaps the child.
+pub fn kill_group(child: &mut Child) {
+    #[cfg(unix)]
+    // SAFETY: a plain system call; the group id is the child's pid, which
+    // stays reserved until it is reaped below.
+    unsafe {
+        libc::kill(-(child.id() as libc::pid_t), libc::SIGKILL);
+    }
+    let _ = child.kill();
+    let _ = child.wait();
+    live_groups::remove(child.id() as i32);
+}
+
+/// Kills every process group started by [`spawn_in_own_group`] and not yet
+/// killed. Async-signal-safe (atomics and `kill` only), for a handler of
+/// SIGINT or SIGTERM that exits at once: the parent-death signal reaches
+/// an engine but not the helpers it started, this reaches them all.
+pub fn kill_all_groups() {
+    live_groups::kill_all();
+}
+
+/// The process groups alive, in a fixed table of atomics so that a signal
+/// handler can read it without locks or allocation. A table that is full
+/// only loses the signal-time cleanup for the extra groups; the
+/// parent-death signal still ends their engines.
+mod live_groups {
+    use std::sync::atomic::{AtomicI32, Ordering};
+
+    const SLOTS: usize = 512;
+    static GROUPS: [AtomicI32; SLOTS] = [const { AtomicI32::new(0) }; SLOTS];
+
+    pub fn add(group: i32) {
+        for slot in &GROUPS {
+            if slot
+                .compare_exchange(0, group, Ordering::SeqCst, Ordering::SeqCst)
+                .is_ok()
+            {
+                return;
+            }
+        }
+    }
+
+    pub fn remove(group: i32) {
+        for slot in &GROUPS {
+            if slot
+                .compare_exchange(group, 0, Ordering::SeqCst, Ordering::SeqCst)
+                .is_ok()
+            {
+                return;
+            }
+        }
+    }
+
+    pub fn kill_all() {
+        for slot in &GROUPS {
+            let group = slot.load(Ordering::SeqCst);
+            if group > 0 {
+                #[cfg(unix)]
+                // SAFETY: kill is async-signal-safe; a group that is
+                // already gone makes it fail harmlessly.
+                unsafe {
+                    libc::kill(-group, libc::SIGKILL);
+                }
+            }
+        }
     }
 }
 

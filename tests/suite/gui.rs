@@ -292,6 +292,86 @@ fn engine_output_that_is_not_text_or_never_ends_stalls_nothing() {
     let _ = std::fs::remove_dir_all(&dir);
 }
 
+/// Whether a process is running (gone, or a zombie, is not).
+fn running(pid: &str) -> bool {
+    std::fs::read_to_string(format!("/proc/{pid}/stat"))
+        .map(|stat| !stat.split(") ").nth(1).unwrap_or("").starts_with('Z'))
+        .unwrap_or(false)
+}
+
+#[test]
+fn helpers_of_an_engine_die_with_it_and_with_the_server() {
+    let dir = std::env::temp_dir().join(format!("menagerie-gui-helper-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let engine = dir.join("engine-with-helper.sh");
+    // Each start appends "engine-pid helper-pid".
+    std::fs::write(
+        &engine,
+        format!(
+            "#!/bin/sh\nsleep 300 &\necho $$ $! >> {}/started\nexec cat >/dev/null\n",
+            dir.display()
+        ),
+    )
+    .unwrap();
+    use std::os::unix::fs::PermissionsExt;
+    std::fs::set_permissions(&engine, std::fs::Permissions::from_mode(0o755)).unwrap();
+    let started = || -> Vec<(String, String)> {
+        std::fs::read_to_string(dir.join("started"))
+            .unwrap_or_default()
+            .lines()
+            .filter_map(|l| l.split_once(' '))
+            .map(|(e, h)| (e.to_string(), h.to_string()))
+            .collect()
+    };
+    let wait_for = |what: &dyn Fn() -> bool, why: &str| {
+        let deadline = Instant::now() + Duration::from_secs(5);
+        while !what() {
+            assert!(Instant::now() < deadline, "{why}");
+            std::thread::sleep(Duration::from_millis(20));
+        }
+    };
+    let mut server = start_with(&["--engine", engine.to_str().unwrap()]);
+    let id = session(&server);
+    wait_for(&|| started().len() == 1, "the engine started its helper");
+    let (engine1, helper1) = started()[0].clone();
+    assert!(running(&engine1) && running(&helper1));
+    // A restart kills the old engine's whole group.
+    request(
+        &server,
+        "POST",
+        &format!("/api/session/{id}/restart"),
+        "",
+        None,
+    );
+    wait_for(
+        &|| !running(&engine1) && !running(&helper1),
+        "a restarted engine or its helper was left running",
+    );
+    wait_for(&|| started().len() == 2, "the new engine started");
+    let (engine2, helper2) = started()[1].clone();
+    // SIGTERM (or Ctrl-C): the server kills every group, then exits.
+    // SAFETY: a plain system call on our own child.
+    unsafe { libc::kill(server.child.id() as libc::pid_t, libc::SIGTERM) };
+    let status = server.child.wait().unwrap();
+    assert_eq!(status.code(), Some(128 + libc::SIGTERM), "{status:?}");
+    wait_for(
+        &|| !running(&engine2) && !running(&helper2),
+        "an engine or its helper outlived a terminated server",
+    );
+    drop(server);
+    // SIGKILL leaves no chance to clean up: the engine still dies (its
+    // parent-death signal); its helper cannot be reached, so is killed here.
+    let server = start_with(&["--engine", engine.to_str().unwrap()]);
+    session(&server);
+    wait_for(&|| started().len() == 3, "the third engine started");
+    let (engine3, helper3) = started()[2].clone();
+    drop(server);
+    wait_for(&|| !running(&engine3), "an engine outlived a killed server");
+    // SAFETY: a plain system call; the helper is this test's grandchild.
+    unsafe { libc::kill(helper3.parse::<libc::pid_t>().unwrap(), libc::SIGKILL) };
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
 #[test]
 fn an_engine_that_does_not_exist_is_refused_at_start() {
     let dir = std::env::temp_dir().join(format!("menagerie-gui-none-{}", std::process::id()));

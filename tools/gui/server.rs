@@ -16,11 +16,13 @@ use std::collections::HashMap;
 use std::io::{BufRead, BufReader, Read, Write};
 use std::net::{TcpListener, TcpStream};
 use std::path::PathBuf;
-use std::process::{Child, ChildStdin, Command, Stdio};
+use std::process::{Child, ChildStdin};
+use std::sync::mpsc::{channel, Sender};
 use std::sync::{Arc, Condvar, Mutex};
 use std::time::{Duration, Instant};
 
 use clap::Parser;
+use menagerie::referee::process::{kill_group, spawn_in_own_group};
 use menagerie::rng::Rng;
 
 const INDEX: &str = include_str!("index.html");
@@ -91,9 +93,42 @@ struct Server {
     port: u16,
     max_sessions: usize,
     connections: std::sync::atomic::AtomicUsize,
+    /// Engines are started by one long-lived thread: Linux kills a child
+    /// set to die with its parent when the thread that started it ends,
+    /// and connection threads end after each request.
+    spawner: Mutex<Sender<SpawnRequest>>,
+}
+
+/// An engine to start, and where to send the started child.
+type SpawnRequest = (Vec<String>, Sender<std::io::Result<Child>>);
+
+/// The thread that starts every engine (see `Server::spawner`).
+fn spawner() -> Sender<SpawnRequest> {
+    let (requests, incoming) = channel::<SpawnRequest>();
+    std::thread::spawn(move || {
+        for (command, reply) in incoming {
+            let _ = reply.send(spawn_in_own_group(&command));
+        }
+    });
+    requests
+}
+
+/// Ctrl-C or SIGTERM: engines and every helper they started are killed
+/// before the server exits (the parent-death signal alone reaches only the
+/// engines).
+extern "C" fn on_terminate(signal: libc::c_int) {
+    menagerie::referee::process::kill_all_groups();
+    // SAFETY: _exit is async-signal-safe.
+    unsafe { libc::_exit(128 + signal) };
 }
 
 fn main() {
+    // SAFETY: the handler only kills process groups and exits.
+    unsafe {
+        let handler = on_terminate as extern "C" fn(libc::c_int) as libc::sighandler_t;
+        libc::signal(libc::SIGINT, handler);
+        libc::signal(libc::SIGTERM, handler);
+    }
     env_logger::Builder::from_env(env_logger::Env::default().default_filter_or("info")).init();
     let args = Args::parse();
     let engine = match args.engine.clone().map(Ok).unwrap_or_else(bundled_engine) {
@@ -138,6 +173,7 @@ fn main() {
         port,
         max_sessions: args.max_sessions.max(1),
         connections: std::sync::atomic::AtomicUsize::new(0),
+        spawner: Mutex::new(spawner()),
     });
     println!(
         "menagerie-gui: open http://127.0.0.1:{port}/ (engine {})",
@@ -455,11 +491,18 @@ fn with_session<T>(
 
 /// Starts an engine; its output is collected by a reader thread.
 fn spawn_engine(server: &Arc<Server>, id: &str, epoch: u32) -> Result<(Child, ChildStdin), String> {
-    let mut child = Command::new(&server.engine)
-        .stdin(Stdio::piped())
-        .stdout(Stdio::piped())
-        .stderr(Stdio::null())
-        .spawn()
+    // The referee's way: its own process group, killed with the server.
+    let command = vec![server.engine.to_string_lossy().into_owned()];
+    let (reply, started) = channel();
+    server
+        .spawner
+        .lock()
+        .unwrap_or_else(|p| p.into_inner())
+        .send((command, reply))
+        .map_err(|_| "the engine starter has stopped".to_string())?;
+    let mut child = started
+        .recv()
+        .map_err(|_| "the engine starter has stopped".to_string())?
         .map_err(|e| format!("cannot start the engine: {e}"))?;
     let stdin = child.stdin.take().expect("piped");
     let stdout = child.stdout.take().expect("piped");
@@ -503,7 +546,7 @@ fn relay_output(server: &Server, id: &str, epoch: u32, stdout: std::process::Chi
         match sessions.get_mut(id) {
             Some(s) if s.epoch == epoch => {
                 if s.lines.len() >= MAX_LINES {
-                    let _ = s.child.kill();
+                    kill_group(&mut s.child);
                     why_stopped = Some(format!("stopped: printed more than {MAX_LINES} lines"));
                     break;
                 }
@@ -522,15 +565,19 @@ fn relay_output(server: &Server, id: &str, epoch: u32, stdout: std::process::Chi
             return;
         };
         let status = match s.child.try_wait() {
-            Ok(Some(status)) => Some(status),
+            Ok(Some(status)) => {
+                // Helpers of an engine that ended go with it.
+                kill_group(&mut s.child);
+                Some(status)
+            }
             Ok(None) if Instant::now() >= deadline => {
-                let _ = s.child.kill();
-                s.child.wait().ok()
+                kill_group(&mut s.child);
+                s.child.try_wait().ok().flatten()
             }
             Ok(None) => None,
             Err(_) => {
-                let _ = s.child.kill();
-                s.child.wait().ok()
+                kill_group(&mut s.child);
+                s.child.try_wait().ok().flatten()
             }
         };
         if let Some(status) = status {
@@ -591,8 +638,7 @@ fn restart_session(server: &Arc<Server>, id: &str) -> Result<(), String> {
     let session = sessions
         .get_mut(id)
         .ok_or_else(|| "no such session".to_string())?;
-    let _ = session.child.kill();
-    let _ = session.child.wait();
+    kill_group(&mut session.child);
     // A new epoch: the old reader thread's late lines are dropped.
     session.epoch += 1;
     session.lines.clear();
@@ -694,8 +740,7 @@ fn reap_idle(server: &Server) {
         sessions.retain(|_, s| {
             let keep = s.last_seen.elapsed() < Duration::from_secs(120);
             if !keep {
-                let _ = s.child.kill();
-                let _ = s.child.wait();
+                kill_group(&mut s.child);
             }
             keep
         });
