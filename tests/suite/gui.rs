@@ -105,7 +105,11 @@ fn read_events_after(
     let mut reader = BufReader::new(stream);
     // Looked for line by line: the stream can be long.
     loop {
-        let tail = &seen[seen.len().saturating_sub(wanted.len() + 200)..];
+        let mut start = seen.len().saturating_sub(wanted.len() + 200);
+        while !seen.is_char_boundary(start) {
+            start -= 1;
+        }
+        let tail = &seen[start..];
         if tail.contains(wanted) {
             break;
         }
@@ -246,10 +250,50 @@ fn oversized_slow_and_malformed_requests_are_bounded() {
     )
     .unwrap();
     std::thread::sleep(Duration::from_millis(200));
+    // A body that never comes whole is given up on; one sent in chunks
+    // past the limit is refused.
+    let started = Instant::now();
+    let slow = raw(
+        &server,
+        format!("POST /api/session/{id}/send HTTP/1.1\r\nHost: 127.0.0.1:{port}\r\nContent-Length: 10\r\n\r\nisr").as_bytes(),
+    );
+    assert!(slow.starts_with("HTTP/1.1 408"), "{slow}");
+    assert!(started.elapsed() < Duration::from_secs(3));
+    let mut chunked = format!("POST /api/session/{id}/send HTTP/1.1\r\nHost: 127.0.0.1:{port}\r\nTransfer-Encoding: chunked\r\n\r\n").into_bytes();
+    for _ in 0..20 {
+        chunked.extend_from_slice(b"1000\r\n");
+        chunked.extend(std::iter::repeat(b'x').take(0x1000));
+        chunked.extend_from_slice(b"\r\n");
+    }
+    let big = raw(&server, &chunked);
+    assert!(
+        big.starts_with("HTTP/1.1 413"),
+        "{}",
+        &big[..big.len().min(200)]
+    );
     // After all that the server still answers.
     assert!(request(&server, "GET", "/api/config", "", None)
         .0
         .contains("200"));
+}
+
+#[test]
+fn connections_are_capped_and_idle_ones_freed() {
+    let server = start_with(&["--io-timeout-ms", "1500"]);
+    // 64 connections that say nothing fill every slot.
+    let idle: Vec<TcpStream> = (0..64)
+        .map(|_| TcpStream::connect(("127.0.0.1", server.port)).unwrap())
+        .collect();
+    std::thread::sleep(Duration::from_millis(200));
+    let (status, body) = request(&server, "GET", "/api/config", "", None);
+    assert!(status.contains("503"), "{status}");
+    assert_eq!(body, "too many connections");
+    // Their deadline passes, their slots are freed.
+    std::thread::sleep(Duration::from_millis(2500));
+    assert!(request(&server, "GET", "/api/config", "", None)
+        .0
+        .contains("200"));
+    drop(idle);
 }
 
 #[test]

@@ -1,7 +1,7 @@
 //! menagerie-gui: a board in the browser that plays against the engine.
 //!
-//! A small HTTP server on 127.0.0.1 that serves one page and runs one engine
-//! process per browser session. The page is a client of the engine's text
+//! An HTTP server (axum on hyper) on 127.0.0.1 that serves one page and
+//! runs one engine process per browser session (see `sessions`). The page is a client of the engine's text
 //! protocol: the server only relays lines (page -> engine stdin, engine
 //! stdout -> page as server-sent events), draws dice for Kilkenny Cats, and
 //! restarts an engine that died.
@@ -12,18 +12,27 @@
 //! from the operating system's randomness, requests are bounded in size and
 //! time, and nothing an engine prints can stall the server.
 
-use std::collections::HashMap;
-use std::io::{BufRead, BufReader, Read, Write};
-use std::net::{TcpListener, TcpStream};
+mod sessions;
+
+use std::collections::{HashMap, VecDeque};
+use std::convert::Infallible;
+use std::io::Write;
 use std::path::PathBuf;
-use std::process::{Child, ChildStdin};
-use std::sync::mpsc::{channel, Sender};
-use std::sync::{Arc, Condvar, Mutex};
+use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 
+use axum::body::Body;
+use axum::extract::{DefaultBodyLimit, Path, Query, Request, State};
+use axum::http::{header, HeaderMap, HeaderValue, StatusCode};
+use axum::middleware::Next;
+use axum::response::sse::{Event, KeepAlive, Sse};
+use axum::response::{IntoResponse, Response};
+use axum::routing::{get, post};
+use axum::Router;
 use clap::Parser;
-use menagerie::referee::process::{kill_group, spawn_in_own_group};
 use menagerie::rng::Rng;
+use sessions::Sessions;
+use tokio::sync::watch;
 
 const INDEX: &str = include_str!("index.html");
 const APP: &str = include_str!("app.js");
@@ -53,64 +62,27 @@ struct Args {
     /// Most sessions (engine processes) at once.
     #[arg(long, default_value_t = 8)]
     max_sessions: usize,
-    /// How long a client may take to send a request or take a response,
-    /// in milliseconds.
+    /// How long a client may take to send a request head or body, in
+    /// milliseconds.
     #[arg(long, default_value_t = 10_000, hide = true)]
     io_timeout_ms: u64,
 }
 
 /// Most bytes of a request line and its headers.
-const MAX_HEAD: u64 = 16 * 1024;
+const MAX_HEAD: usize = 16 * 1024;
 /// Most bytes of a request body (protocol lines from the page).
 const MAX_BODY: usize = 64 * 1024;
-/// Most connections handled at once (each has a thread).
+/// Most connections handled at once.
 const MAX_CONNECTIONS: usize = 64;
-/// Most bytes kept of one engine line, and most lines of one engine run:
-/// an engine that floods is stopped rather than filling memory.
-const MAX_LINE: usize = 64 * 1024;
-const MAX_LINES: usize = 200_000;
-
-/// One browser session: an engine process and everything it printed.
-struct Session {
-    child: Child,
-    /// Written outside the sessions lock: an engine that stops reading
-    /// blocks its own session's writes only.
-    stdin: Arc<Mutex<ChildStdin>>,
-    /// Engine lines so far; `epoch` changes when the engine is restarted.
-    lines: Vec<String>,
-    epoch: u32,
-    exited: Option<String>,
-    last_seen: Instant,
-}
-
+/// What every request handler shares.
 struct Server {
-    engine: PathBuf,
+    sessions: Arc<Sessions>,
     game: String,
     movetime: u64,
-    sessions: Mutex<HashMap<String, Session>>,
-    changed: Condvar,
     dice: Mutex<Rng>,
     port: u16,
-    max_sessions: usize,
-    connections: std::sync::atomic::AtomicUsize,
-    /// Engines are started by one long-lived thread: Linux kills a child
-    /// set to die with its parent when the thread that started it ends,
-    /// and connection threads end after each request.
-    spawner: Mutex<Sender<SpawnRequest>>,
-}
-
-/// An engine to start, and where to send the started child.
-type SpawnRequest = (Vec<String>, Sender<std::io::Result<Child>>);
-
-/// The thread that starts every engine (see `Server::spawner`).
-fn spawner() -> Sender<SpawnRequest> {
-    let (requests, incoming) = channel::<SpawnRequest>();
-    std::thread::spawn(move || {
-        for (command, reply) in incoming {
-            let _ = reply.send(spawn_in_own_group(&command));
-        }
-    });
-    requests
+    /// How long a client may take to send a request head or body.
+    io_timeout: Duration,
 }
 
 /// Ctrl-C or SIGTERM: engines and every helper they started are killed
@@ -146,7 +118,19 @@ fn main() {
         eprintln!("menagerie-gui: unknown game '{}'", args.game);
         std::process::exit(2);
     }
-    let listener = match TcpListener::bind(("127.0.0.1", args.port)) {
+    // Engines are started by their own thread and read by their own
+    // threads; the event loop serves HTTP only, so one thread is enough.
+    let runtime = match tokio::runtime::Builder::new_current_thread()
+        .enable_all()
+        .build()
+    {
+        Ok(runtime) => runtime,
+        Err(e) => {
+            eprintln!("menagerie-gui: {e}");
+            std::process::exit(2);
+        }
+    };
+    let listener = match runtime.block_on(tokio::net::TcpListener::bind(("127.0.0.1", args.port))) {
         Ok(l) => l,
         Err(e) => {
             eprintln!(
@@ -157,64 +141,27 @@ fn main() {
         }
     };
     let port = listener.local_addr().map(|a| a.port()).unwrap_or(args.port);
-    let io_timeout = Some(Duration::from_millis(args.io_timeout_ms.max(1)));
     let seed = args.seed.unwrap_or_else(|| {
         std::time::SystemTime::now()
             .duration_since(std::time::UNIX_EPOCH)
             .map_or(7, |d| d.as_nanos() as u64)
     });
     let server = Arc::new(Server {
-        engine,
+        sessions: Sessions::new(engine, args.max_sessions),
         game: args.game,
         movetime: args.movetime,
-        sessions: Mutex::new(HashMap::new()),
-        changed: Condvar::new(),
         dice: Mutex::new(Rng::new(seed)),
         port,
-        max_sessions: args.max_sessions.max(1),
-        connections: std::sync::atomic::AtomicUsize::new(0),
-        spawner: Mutex::new(spawner()),
+        io_timeout: Duration::from_millis(args.io_timeout_ms.max(1)),
     });
     println!(
         "menagerie-gui: open http://127.0.0.1:{port}/ (engine {})",
-        server.engine.display()
+        server.sessions.engine().display()
     );
     let _ = std::io::stdout().flush();
     let reaper = Arc::clone(&server);
-    std::thread::spawn(move || reap_idle(&reaper));
-    for stream in listener.incoming() {
-        let mut stream = match stream {
-            Ok(stream) => stream,
-            Err(e) => {
-                // Out of file descriptors, say: wait for some to be freed
-                // instead of spinning on the error.
-                log::warn!("accept: {e}");
-                std::thread::sleep(Duration::from_millis(100));
-                continue;
-            }
-        };
-        use std::sync::atomic::Ordering;
-        if server.connections.fetch_add(1, Ordering::SeqCst) >= MAX_CONNECTIONS {
-            server.connections.fetch_sub(1, Ordering::SeqCst);
-            let _ = stream.set_write_timeout(io_timeout);
-            let _ = respond(
-                &mut stream,
-                "503 Service Unavailable",
-                "text/plain",
-                "too many connections",
-            );
-            continue;
-        }
-        let server = Arc::clone(&server);
-        std::thread::spawn(move || {
-            let _ = stream.set_read_timeout(io_timeout);
-            let _ = stream.set_write_timeout(io_timeout);
-            if let Err(e) = handle(&server, stream) {
-                log::debug!("connection: {e}");
-            }
-            server.connections.fetch_sub(1, Ordering::SeqCst);
-        });
-    }
+    std::thread::spawn(move || sessions::reap_idle(&reaper.sessions));
+    runtime.block_on(serve(listener, server));
 }
 
 /// Refuses to serve a board whose engine cannot be started.
@@ -244,412 +191,376 @@ fn bundled_engine() -> Result<PathBuf, String> {
     }
 }
 
-/// A parsed request: method, path, query and body.
-struct Request {
-    method: String,
-    path: String,
-    query: HashMap<String, String>,
-    host: String,
-    /// Sent by browsers with cross-origin requests, event streams and POSTs.
-    origin: Option<String>,
-    /// Sent by a reconnecting event stream: the id of the last event it got.
-    last_event_id: Option<String>,
-    body: String,
+/// A plain-text answer that no cache keeps.
+fn text(status: StatusCode, body: impl Into<String>) -> Response {
+    (
+        status,
+        [
+            (header::CONTENT_TYPE, "text/plain; charset=utf-8"),
+            (header::CACHE_CONTROL, "no-store"),
+        ],
+        body.into(),
+    )
+        .into_response()
 }
 
-/// Why a request was refused before it was handled.
-enum BadRequest {
-    Closed,
-    HeadTooLarge,
-    BodyTooLarge,
-    Malformed,
-    Io(std::io::Error),
+/// A JSON answer that no cache keeps.
+fn json(value: serde_json::Value) -> Response {
+    (
+        StatusCode::OK,
+        [
+            (header::CONTENT_TYPE, "application/json"),
+            (header::CACHE_CONTROL, "no-store"),
+        ],
+        value.to_string(),
+    )
+        .into_response()
 }
 
-fn read_request(stream: &mut TcpStream) -> Result<Request, BadRequest> {
-    let mut reader = BufReader::new(stream.try_clone().map_err(BadRequest::Io)?).take(MAX_HEAD);
-    let mut read_line = |line: &mut Vec<u8>| -> Result<usize, BadRequest> {
-        let n = reader.read_until(b'\n', line).map_err(BadRequest::Io)?;
-        if n > 0 && !line.ends_with(b"\n") && reader.limit() == 0 {
-            return Err(BadRequest::HeadTooLarge);
-        }
-        Ok(n)
-    };
-    let mut line = Vec::new();
-    if read_line(&mut line)? == 0 {
-        return Err(BadRequest::Closed);
+fn asset(kind: &'static str, body: &'static str) -> Response {
+    (
+        [
+            (header::CONTENT_TYPE, kind),
+            (header::CACHE_CONTROL, "no-store"),
+        ],
+        body,
+    )
+        .into_response()
+}
+
+/// Only pages served from this address may talk to it: the host guards
+/// against DNS rebinding, the origin against other sites' pages. A body
+/// announced larger than any the server takes is refused before it is read.
+async fn guard(State(server): State<Arc<Server>>, request: Request, next: Next) -> Response {
+    let refusal = refusal(&server, request.headers());
+    match refusal {
+        Some(refused) => refused,
+        None => next.run(request).await,
     }
-    let line = String::from_utf8_lossy(&line).into_owned();
-    let mut parts = line.split_whitespace();
-    let (Some(method), Some(target)) = (parts.next(), parts.next()) else {
-        return Err(BadRequest::Malformed);
-    };
-    let (path, query_text) = target.split_once('?').unwrap_or((target, ""));
-    let query = query_text
-        .split('&')
-        .filter_map(|kv| kv.split_once('='))
-        .map(|(k, v)| (k.to_string(), v.to_string()))
-        .collect();
-    let mut length = 0usize;
-    let mut host = String::new();
-    let (mut origin, mut last_event_id) = (None, None);
-    loop {
-        let mut header = Vec::new();
-        if read_line(&mut header)? == 0 {
-            break;
-        }
-        let header = String::from_utf8_lossy(&header);
-        if header.trim().is_empty() {
-            break;
-        }
-        if let Some((name, value)) = header.split_once(':') {
-            let value = value.trim().to_string();
-            match name.trim().to_ascii_lowercase().as_str() {
-                "content-length" => {
-                    length = value.parse().map_err(|_| BadRequest::Malformed)?;
-                }
-                "host" => host = value,
-                "origin" => origin = Some(value),
-                "last-event-id" => last_event_id = Some(value),
-                _ => {}
-            }
-        }
-    }
-    if length > MAX_BODY {
-        return Err(BadRequest::BodyTooLarge);
-    }
-    let mut body = vec![0; length];
-    reader
-        .into_inner()
-        .read_exact(&mut body)
-        .map_err(BadRequest::Io)?;
-    Ok(Request {
-        method: method.to_string(),
-        path: path.to_string(),
-        query,
-        host,
-        origin,
-        last_event_id,
-        body: String::from_utf8_lossy(&body).into_owned(),
-    })
 }
 
-/// Answers a request refused before it was read whole, then reads (and
-/// drops) what the client is still sending for a moment: closing with
-/// unread input would reset the connection and lose the answer.
-fn refuse(stream: &mut TcpStream, status: &str, why: &str) -> std::io::Result<()> {
-    respond(stream, status, "text/plain", why)?;
-    stream.shutdown(std::net::Shutdown::Write)?;
-    let _ = stream.set_read_timeout(Some(Duration::from_millis(500)));
-    let _ = std::io::copy(&mut (&*stream).take(4 << 20), &mut std::io::sink());
-    Ok(())
-}
-
-fn respond(stream: &mut TcpStream, status: &str, kind: &str, body: &str) -> std::io::Result<()> {
-    write!(
-        stream,
-        "HTTP/1.1 {status}\r\nContent-Type: {kind}\r\nContent-Length: {}\r\nCache-Control: no-store\r\nConnection: close\r\n\r\n{body}",
-        body.len()
-    )?;
-    stream.flush()
-}
-
-fn handle(server: &Arc<Server>, mut stream: TcpStream) -> std::io::Result<()> {
-    let request = match read_request(&mut stream) {
-        Ok(request) => request,
-        Err(BadRequest::Closed) => return Ok(()),
-        Err(BadRequest::Io(e)) => return Err(e),
-        Err(BadRequest::HeadTooLarge) => {
-            return refuse(
-                &mut stream,
-                "431 Request Header Fields Too Large",
-                "request head too large",
-            );
-        }
-        Err(BadRequest::BodyTooLarge) => {
-            return refuse(
-                &mut stream,
-                "413 Payload Too Large",
-                "request body too large",
-            );
-        }
-        Err(BadRequest::Malformed) => {
-            return refuse(&mut stream, "400 Bad Request", "malformed request")
-        }
-    };
-    // Only pages served from this address may talk to it: the host guards
-    // against DNS rebinding, the origin against other sites' pages.
+fn refusal(server: &Server, headers: &HeaderMap) -> Option<Response> {
     let hosts = [
         format!("127.0.0.1:{}", server.port),
         format!("localhost:{}", server.port),
     ];
-    if !hosts.contains(&request.host) {
-        return respond(&mut stream, "403 Forbidden", "text/plain", "wrong host");
+    let header_text = |name| {
+        headers
+            .get(name)
+            .map(|v| String::from_utf8_lossy(v.as_bytes()).into_owned())
+    };
+    if !header_text(header::HOST).is_some_and(|host| hosts.contains(&host)) {
+        return Some(text(StatusCode::FORBIDDEN, "wrong host"));
     }
-    if let Some(origin) = &request.origin {
-        if !hosts.iter().any(|h| *origin == format!("http://{h}")) {
-            return respond(
-                &mut stream,
-                "403 Forbidden",
-                "text/plain",
-                "cross-origin request refused",
-            );
+    if let Some(origin) = header_text(header::ORIGIN) {
+        if !hosts.iter().any(|h| origin == format!("http://{h}")) {
+            return Some(text(StatusCode::FORBIDDEN, "cross-origin request refused"));
         }
     }
-    let segments: Vec<&str> = request.path.trim_matches('/').split('/').collect();
-    match (request.method.as_str(), segments.as_slice()) {
-        ("GET", [""]) => respond(&mut stream, "200 OK", "text/html; charset=utf-8", INDEX),
-        ("GET", ["app.js"]) => {
-            respond(&mut stream, "200 OK", "text/javascript; charset=utf-8", APP)
-        }
-        ("GET", ["favicon.svg" | "favicon.ico"]) => respond(&mut stream, "200 OK", "image/svg+xml", ICON),
-        ("GET", ["style.css"]) => respond(&mut stream, "200 OK", "text/css; charset=utf-8", STYLE),
-        ("GET", ["api", "config"]) => {
-            let body = serde_json::json!({"game": server.game, "movetime": server.movetime});
-            respond(&mut stream, "200 OK", "application/json", &body.to_string())
-        }
-        ("POST", ["api", "session"]) => match start_session(server) {
-            Ok(id) => respond(
-                &mut stream,
-                "200 OK",
-                "application/json",
-                &serde_json::json!({ "id": id }).to_string(),
-            ),
-            Err(SessionError::Full(n)) => respond(
-                &mut stream,
-                "503 Service Unavailable",
-                "text/plain",
-                &format!("{n} boards are open already, the most this server runs: close one, or wait two minutes for closed tabs to end"),
-            ),
-            Err(SessionError::Failed(e)) => {
-                respond(&mut stream, "500 Internal Server Error", "text/plain", &e)
-            }
-        },
-        ("POST", ["api", "session", id, "send"]) => {
-            let result = with_session(server, id, |s| match s.exited {
-                Some(_) => Err("the engine has stopped".to_string()),
-                None => Ok(Arc::clone(&s.stdin)),
-            })
-            .and_then(|stdin| {
+    let announced = header_text(header::CONTENT_LENGTH).and_then(|v| v.parse::<u64>().ok());
+    if announced.is_some_and(|n| n > MAX_BODY as u64) {
+        let mut refused = text(StatusCode::PAYLOAD_TOO_LARGE, "request body too large");
+        // Nothing more is read from this connection.
+        refused
+            .headers_mut()
+            .insert(header::CONNECTION, HeaderValue::from_static("close"));
+        return Some(refused);
+    }
+    None
+}
+
+/// The body of a request (protocol lines from the page), read within the
+/// time a client is given; bytes that are not UTF-8 are replaced.
+async fn read_body(server: &Server, body: Body) -> Result<String, Response> {
+    match tokio::time::timeout(server.io_timeout, axum::body::to_bytes(body, MAX_BODY)).await {
+        Ok(Ok(bytes)) => Ok(String::from_utf8_lossy(&bytes).into_owned()),
+        Ok(Err(_)) => Err(text(
+            StatusCode::PAYLOAD_TOO_LARGE,
+            "request body too large",
+        )),
+        Err(_) => Err(text(StatusCode::REQUEST_TIMEOUT, "request body too slow")),
+    }
+}
+
+/// Runs blocking work (starting an engine, writing to one) off the
+/// server's event loop.
+async fn blocking<T: Send + 'static>(work: impl FnOnce() -> T + Send + 'static) -> T {
+    tokio::task::spawn_blocking(work)
+        .await
+        .expect("blocking work does not panic")
+}
+
+fn router(server: Arc<Server>) -> Router {
+    Router::new()
+        .route(
+            "/",
+            get(|| async { asset("text/html; charset=utf-8", INDEX) }),
+        )
+        .route(
+            "/app.js",
+            get(|| async { asset("text/javascript; charset=utf-8", APP) }),
+        )
+        .route(
+            "/style.css",
+            get(|| async { asset("text/css; charset=utf-8", STYLE) }),
+        )
+        .route(
+            "/favicon.svg",
+            get(|| async { asset("image/svg+xml", ICON) }),
+        )
+        .route(
+            "/favicon.ico",
+            get(|| async { asset("image/svg+xml", ICON) }),
+        )
+        .route("/api/config", get(config))
+        .route("/api/session", post(new_session))
+        .route("/api/session/{id}/send", post(send))
+        .route("/api/session/{id}/roll", post(roll))
+        .route("/api/session/{id}/restart", post(restart))
+        .route("/api/session/{id}/events", get(events))
+        .fallback(|| async { text(StatusCode::NOT_FOUND, "not found") })
+        .layer(axum::middleware::from_fn_with_state(
+            Arc::clone(&server),
+            guard,
+        ))
+        .layer(DefaultBodyLimit::max(MAX_BODY))
+        .with_state(server)
+}
+
+async fn config(State(server): State<Arc<Server>>) -> Response {
+    json(serde_json::json!({"game": server.game, "movetime": server.movetime}))
+}
+
+async fn new_session(State(server): State<Arc<Server>>) -> Response {
+    let started = Arc::clone(&server);
+    match blocking(move || sessions::start(&started.sessions)).await {
+        Ok(id) => json(serde_json::json!({ "id": id })),
+        Err(sessions::SessionError::Full(n)) => text(
+            StatusCode::SERVICE_UNAVAILABLE,
+            format!("{n} boards are open already, the most this server runs: close one, or wait two minutes for closed tabs to end"),
+        ),
+        Err(sessions::SessionError::Failed(e)) => text(StatusCode::INTERNAL_SERVER_ERROR, e),
+    }
+}
+
+async fn send(State(server): State<Arc<Server>>, Path(id): Path<String>, body: Body) -> Response {
+    let lines = match read_body(&server, body).await {
+        Ok(lines) => lines,
+        Err(refused) => return refused,
+    };
+    let stdin = sessions::with(&server.sessions, &id, |s| match s.exited {
+        Some(_) => Err("the engine has stopped".to_string()),
+        None => Ok(Arc::clone(&s.stdin)),
+    });
+    // Written outside the sessions lock and off the event loop: an engine
+    // that stops reading blocks only its own session's writes.
+    let written = match stdin {
+        Ok(stdin) => {
+            blocking(move || {
                 let mut stdin = stdin.lock().unwrap_or_else(|p| p.into_inner());
                 stdin
-                    .write_all(request.body.as_bytes())
+                    .write_all(lines.as_bytes())
                     .and_then(|_| stdin.flush())
                     .map_err(|e| e.to_string())
-            });
-            match result {
-                Ok(()) => respond(&mut stream, "204 No Content", "text/plain", ""),
-                Err(e) => respond(&mut stream, "410 Gone", "text/plain", &e),
+            })
+            .await
+        }
+        Err(e) => Err(e),
+    };
+    match written {
+        Ok(()) => StatusCode::NO_CONTENT.into_response(),
+        Err(e) => text(StatusCode::GONE, e),
+    }
+}
+
+async fn roll(State(server): State<Arc<Server>>, Path(id): Path<String>) -> Response {
+    if sessions::with(&server.sessions, &id, |_| Ok(())).is_err() {
+        return text(StatusCode::NOT_FOUND, "no such session");
+    }
+    let roll = server.dice.lock().unwrap_or_else(|p| p.into_inner()).die();
+    json(serde_json::json!({ "roll": format!("r{roll}") }))
+}
+
+async fn restart(State(server): State<Arc<Server>>, Path(id): Path<String>) -> Response {
+    let restarted = Arc::clone(&server);
+    match blocking(move || sessions::restart(&restarted.sessions, &id)).await {
+        Ok(()) => StatusCode::NO_CONTENT.into_response(),
+        Err(e) => text(StatusCode::NOT_FOUND, e),
+    }
+}
+
+/// Server-sent events: every engine line from index `from` on (or after
+/// the event id in `Last-Event-ID`), then `event: exit` if the engine
+/// stops. A restart sends `event: restart`.
+async fn events(
+    State(server): State<Arc<Server>>,
+    Path(id): Path<String>,
+    Query(query): Query<HashMap<String, String>>,
+    headers: HeaderMap,
+) -> Response {
+    let current = match sessions::with(&server.sessions, &id, |s| Ok(s.epoch)) {
+        Ok(epoch) => epoch,
+        Err(e) => return text(StatusCode::NOT_FOUND, e),
+    };
+    let from = query.get("from").and_then(|v| v.parse().ok()).unwrap_or(0);
+    let resume = headers
+        .get("last-event-id")
+        .and_then(|v| v.to_str().ok())
+        .and_then(parse_event_id);
+    let (resume_epoch, sent) = resume.unwrap_or((None, from));
+    let cursor = EventCursor {
+        changes: server.sessions.changed.subscribe(),
+        server,
+        id,
+        // A client that last saw an older engine hears about the restart
+        // first.
+        epoch: resume_epoch.unwrap_or(current),
+        sent,
+        exit_sent: false,
+        pending: VecDeque::new(),
+    };
+    let stream = futures_util::stream::unfold(cursor, |mut cursor| async move {
+        let event = cursor.next().await?;
+        Some((Ok::<_, Infallible>(event), cursor))
+    });
+    // A comment now and then keeps the connection alive and finds closed
+    // tabs.
+    let mut response = Sse::new(stream)
+        .keep_alive(KeepAlive::new().interval(Duration::from_secs(15)))
+        .into_response();
+    response
+        .headers_mut()
+        .insert(header::CACHE_CONTROL, HeaderValue::from_static("no-store"));
+    response
+}
+
+/// Where one event stream is in its session's engine output.
+struct EventCursor {
+    server: Arc<Server>,
+    id: String,
+    epoch: u32,
+    /// Lines of this epoch delivered so far.
+    sent: usize,
+    exit_sent: bool,
+    pending: VecDeque<Event>,
+    changes: watch::Receiver<u64>,
+}
+
+impl EventCursor {
+    /// The next event; none when the session is gone.
+    async fn next(&mut self) -> Option<Event> {
+        loop {
+            if let Some(event) = self.pending.pop_front() {
+                return Some(event);
+            }
+            // Marked seen before looking, so a change that lands between
+            // the look and the wait still wakes the wait.
+            self.changes.borrow_and_update();
+            if !self.collect() {
+                return None;
+            }
+            if self.pending.is_empty() {
+                // Woken now and then to keep the session marked as seen.
+                let _ = tokio::time::timeout(Duration::from_secs(15), self.changes.changed()).await;
             }
         }
-        ("POST", ["api", "session", id, "roll"]) => {
-            if with_session(server, id, |_| Ok(())).is_err() {
-                return respond(
-                    &mut stream,
-                    "404 Not Found",
-                    "text/plain",
-                    "no such session",
+    }
+
+    /// Queues what the session has that this stream has not sent; false
+    /// when the session is gone.
+    fn collect(&mut self) -> bool {
+        let mut sessions = self.server.sessions.lock();
+        let Some(s) = sessions.get_mut(&self.id) else {
+            return false;
+        };
+        s.last_seen = Instant::now();
+        if s.epoch != self.epoch {
+            self.epoch = s.epoch;
+            self.sent = 0;
+            self.exit_sent = false;
+            self.pending.push_back(
+                Event::default()
+                    .event("restart")
+                    .id(format!("{}:0", self.epoch))
+                    // An event without data is never dispatched.
+                    .data("restart"),
+            );
+        }
+        // A `from` past the end (a client's mistake) waits for the lines.
+        if s.lines.len() > self.sent {
+            for (i, line) in s.lines[self.sent..].iter().enumerate() {
+                self.pending.push_back(
+                    Event::default()
+                        .id(format!("{}:{}", self.epoch, self.sent + i + 1))
+                        // One line, one event: a carriage return would
+                        // split it.
+                        .data(line.replace('\r', "\u{fffd}")),
                 );
             }
-            let roll = server.dice.lock().unwrap_or_else(|p| p.into_inner()).die();
-            respond(
-                &mut stream,
-                "200 OK",
-                "application/json",
-                &serde_json::json!({ "roll": format!("r{roll}") }).to_string(),
-            )
+            self.sent = s.lines.len();
         }
-        ("POST", ["api", "session", id, "restart"]) => match restart_session(server, id) {
-            Ok(()) => respond(&mut stream, "204 No Content", "text/plain", ""),
-            Err(e) => respond(&mut stream, "404 Not Found", "text/plain", &e),
-        },
-        ("GET", ["api", "session", id, "events"]) => {
-            let from = request
-                .query
-                .get("from")
-                .and_then(|v| v.parse().ok())
-                .unwrap_or(0);
-            let resume = request.last_event_id.as_deref().and_then(parse_event_id);
-            stream_events(server, id, resume.unwrap_or((None, from)), stream)
+        if let Some(why) = &s.exited {
+            if !self.exit_sent {
+                self.pending
+                    .push_back(Event::default().event("exit").data(why));
+                self.exit_sent = true;
+            }
         }
-        _ => respond(&mut stream, "404 Not Found", "text/plain", "not found"),
+        true
     }
 }
 
-fn with_session<T>(
-    server: &Server,
-    id: &str,
-    f: impl FnOnce(&mut Session) -> Result<T, String>,
-) -> Result<T, String> {
-    let mut sessions = server.sessions.lock().unwrap_or_else(|p| p.into_inner());
-    let session = sessions
-        .get_mut(id)
-        .ok_or_else(|| "no such session".to_string())?;
-    session.last_seen = Instant::now();
-    f(session)
-}
-
-/// Starts an engine; its output is collected by a reader thread.
-fn spawn_engine(server: &Arc<Server>, id: &str, epoch: u32) -> Result<(Child, ChildStdin), String> {
-    // The referee's way: its own process group, killed with the server.
-    let command = vec![server.engine.to_string_lossy().into_owned()];
-    let (reply, started) = channel();
-    server
-        .spawner
-        .lock()
-        .unwrap_or_else(|p| p.into_inner())
-        .send((command, reply))
-        .map_err(|_| "the engine starter has stopped".to_string())?;
-    let mut child = started
-        .recv()
-        .map_err(|_| "the engine starter has stopped".to_string())?
-        .map_err(|e| format!("cannot start the engine: {e}"))?;
-    let stdin = child.stdin.take().expect("piped");
-    let stdout = child.stdout.take().expect("piped");
-    let (server, id) = (Arc::clone(server), id.to_string());
-    std::thread::spawn(move || relay_output(&server, &id, epoch, stdout));
-    Ok((child, stdin))
-}
-
-/// Collects an engine's lines for the event streams: bytes that are not
-/// UTF-8 are replaced, over-long lines cut, and an engine that prints more
-/// lines than a session keeps is stopped. The lock is never held while
-/// waiting for the engine.
-fn relay_output(server: &Server, id: &str, epoch: u32, stdout: std::process::ChildStdout) {
-    let mut reader = BufReader::new(stdout);
-    let mut why_stopped = None;
+/// Serves connections until the listener fails for good: at most
+/// [`MAX_CONNECTIONS`] at once, each with bounded request heads and a
+/// deadline for sending them.
+async fn serve(listener: tokio::net::TcpListener, server: Arc<Server>) {
+    let app = router(Arc::clone(&server));
+    let slots = Arc::new(tokio::sync::Semaphore::new(MAX_CONNECTIONS));
     loop {
-        let mut bytes = Vec::new();
-        match (&mut reader)
-            .take(MAX_LINE as u64)
-            .read_until(b'\n', &mut bytes)
-        {
-            Ok(0) | Err(_) => break,
-            Ok(_) => {}
-        }
-        if !bytes.ends_with(b"\n") && bytes.len() >= MAX_LINE {
-            // The rest of an over-long line is dropped.
-            let mut rest = Vec::new();
-            while let Ok(n) = (&mut reader)
-                .take(MAX_LINE as u64)
-                .read_until(b'\n', &mut rest)
-            {
-                if n == 0 || rest.ends_with(b"\n") {
-                    break;
-                }
-                rest.clear();
-            }
-        }
-        let text = String::from_utf8_lossy(&bytes);
-        let line = text.trim_end_matches(['\r', '\n']).to_string();
-        let mut sessions = server.sessions.lock().unwrap_or_else(|p| p.into_inner());
-        match sessions.get_mut(id) {
-            Some(s) if s.epoch == epoch => {
-                if s.lines.len() >= MAX_LINES {
-                    kill_group(&mut s.child);
-                    why_stopped = Some(format!("stopped: printed more than {MAX_LINES} lines"));
-                    break;
-                }
-                s.lines.push(line);
-            }
-            _ => return,
-        }
-        server.changed.notify_all();
-    }
-    // The output is closed: the engine is ending (or was stopped). Wait for
-    // it without holding the lock; one that lingers is stopped.
-    let deadline = Instant::now() + Duration::from_secs(2);
-    loop {
-        let mut sessions = server.sessions.lock().unwrap_or_else(|p| p.into_inner());
-        let Some(s) = sessions.get_mut(id).filter(|s| s.epoch == epoch) else {
-            return;
-        };
-        let status = match s.child.try_wait() {
-            Ok(Some(status)) => {
-                // Helpers of an engine that ended go with it.
-                kill_group(&mut s.child);
-                Some(status)
-            }
-            Ok(None) if Instant::now() >= deadline => {
-                kill_group(&mut s.child);
-                s.child.try_wait().ok().flatten()
-            }
-            Ok(None) => None,
-            Err(_) => {
-                kill_group(&mut s.child);
-                s.child.try_wait().ok().flatten()
+        let (stream, _) = match listener.accept().await {
+            Ok(accepted) => accepted,
+            Err(e) => {
+                // Out of file descriptors, say: wait for some to be freed
+                // instead of spinning on the error.
+                log::warn!("accept: {e}");
+                tokio::time::sleep(Duration::from_millis(100)).await;
+                continue;
             }
         };
-        if let Some(status) = status {
-            let code = status.code();
-            s.exited = Some(why_stopped.take().unwrap_or_else(|| {
-                code.map_or("killed".to_string(), |c| format!("exit code {c}"))
-            }));
-            drop(sessions);
-            server.changed.notify_all();
-            return;
-        }
-        drop(sessions);
-        std::thread::sleep(Duration::from_millis(20));
+        let io_timeout = server.io_timeout;
+        let Ok(slot) = Arc::clone(&slots).try_acquire_owned() else {
+            tokio::spawn(async move {
+                use tokio::io::{AsyncReadExt, AsyncWriteExt};
+                let mut stream = stream;
+                let refusal = b"HTTP/1.1 503 Service Unavailable\r\nContent-Type: text/plain\r\nContent-Length: 20\r\nConnection: close\r\n\r\ntoo many connections";
+                let _ = tokio::time::timeout(io_timeout, stream.write_all(refusal)).await;
+                // A lingering close: closing with the request unread would
+                // reset the connection and lose the answer.
+                let _ = stream.shutdown().await;
+                let mut sink = [0u8; 4096];
+                let _ = tokio::time::timeout(Duration::from_millis(500), async {
+                    while matches!(stream.read(&mut sink).await, Ok(n) if n > 0) {}
+                })
+                .await;
+            });
+            continue;
+        };
+        let service = hyper_util::service::TowerToHyperService::new(app.clone());
+        tokio::spawn(async move {
+            let connection = hyper::server::conn::http1::Builder::new()
+                // One request per connection, as the page makes them: no idle
+                // connections to keep or time out.
+                .keep_alive(false)
+                .timer(hyper_util::rt::TokioTimer::new())
+                .header_read_timeout(io_timeout)
+                .max_header_size(MAX_HEAD)
+                .serve_connection(hyper_util::rt::TokioIo::new(stream), service);
+            if let Err(e) = connection.await {
+                log::debug!("connection: {e}");
+            }
+            drop(slot);
+        });
     }
-}
-
-/// Why no session was started.
-enum SessionError {
-    /// The cap on sessions is reached (the cap).
-    Full(usize),
-    Failed(String),
-}
-
-/// A session id nobody can guess: 128 bits from the operating system.
-fn random_id() -> Result<String, String> {
-    let mut bytes = [0u8; 16];
-    std::fs::File::open("/dev/urandom")
-        .and_then(|mut f| f.read_exact(&mut bytes))
-        .map_err(|e| format!("no randomness for a session id: {e}"))?;
-    Ok(bytes.iter().map(|b| format!("{b:02x}")).collect())
-}
-
-fn start_session(server: &Arc<Server>) -> Result<String, SessionError> {
-    let id = random_id().map_err(SessionError::Failed)?;
-    // The lock is held until the session is registered: the engine's reader
-    // thread looks the session up and must find it.
-    let mut sessions = server.sessions.lock().unwrap_or_else(|p| p.into_inner());
-    if sessions.len() >= server.max_sessions {
-        return Err(SessionError::Full(server.max_sessions));
-    }
-    let (child, stdin) = spawn_engine(server, &id, 0).map_err(SessionError::Failed)?;
-    sessions.insert(
-        id.clone(),
-        Session {
-            child,
-            stdin: Arc::new(Mutex::new(stdin)),
-            lines: Vec::new(),
-            epoch: 0,
-            exited: None,
-            last_seen: Instant::now(),
-        },
-    );
-    Ok(id)
-}
-
-fn restart_session(server: &Arc<Server>, id: &str) -> Result<(), String> {
-    let mut sessions = server.sessions.lock().unwrap_or_else(|p| p.into_inner());
-    let session = sessions
-        .get_mut(id)
-        .ok_or_else(|| "no such session".to_string())?;
-    kill_group(&mut session.child);
-    // A new epoch: the old reader thread's late lines are dropped.
-    session.epoch += 1;
-    session.lines.clear();
-    session.exited = None;
-    session.last_seen = Instant::now();
-    let (child, stdin) = spawn_engine(server, id, session.epoch)?;
-    session.child = child;
-    session.stdin = Arc::new(Mutex::new(stdin));
-    drop(sessions);
-    server.changed.notify_all();
-    Ok(())
 }
 
 /// An event id `<epoch>:<lines delivered>`; a browser that reconnects
@@ -657,92 +568,4 @@ fn restart_session(server: &Arc<Server>, id: &str) -> Result<(), String> {
 fn parse_event_id(text: &str) -> Option<(Option<u32>, usize)> {
     let (epoch, count) = text.split_once(':')?;
     Some((Some(epoch.parse().ok()?), count.parse().ok()?))
-}
-
-/// Server-sent events: every engine line from index `from` on (or after the
-/// event id `resume` names), then `event: exit` if the engine stops. A
-/// restart sends `event: restart`.
-fn stream_events(
-    server: &Arc<Server>,
-    id: &str,
-    (resume_epoch, from): (Option<u32>, usize),
-    mut stream: TcpStream,
-) -> std::io::Result<()> {
-    let current = match with_session(server, id, |s| Ok(s.epoch)) {
-        Ok(e) => e,
-        Err(e) => return respond(&mut stream, "404 Not Found", "text/plain", &e),
-    };
-    // A client that last saw an older engine hears about the restart first.
-    let mut epoch = resume_epoch.unwrap_or(current);
-    write!(
-        stream,
-        "HTTP/1.1 200 OK\r\nContent-Type: text/event-stream\r\nCache-Control: no-store\r\nConnection: keep-alive\r\n\r\n"
-    )?;
-    stream.flush()?;
-    let mut sent = from;
-    let mut exit_sent = false;
-    loop {
-        let (batch, exited, restarted) = {
-            let mut sessions = server.sessions.lock().unwrap_or_else(|p| p.into_inner());
-            loop {
-                let Some(s) = sessions.get_mut(id) else {
-                    return Ok(());
-                };
-                s.last_seen = Instant::now();
-                if s.epoch != epoch {
-                    epoch = s.epoch;
-                    break (Vec::new(), None, true);
-                }
-                // A `from` past the end (a client's mistake) waits for the
-                // lines to come.
-                if s.lines.len() > sent || (s.exited.is_some() && !exit_sent) {
-                    let sent = sent.min(s.lines.len());
-                    break (s.lines[sent..].to_vec(), s.exited.clone(), false);
-                }
-                let (guard, timeout) = server
-                    .changed
-                    .wait_timeout(sessions, Duration::from_secs(15))
-                    .unwrap_or_else(|p| p.into_inner());
-                sessions = guard;
-                if timeout.timed_out() {
-                    drop(sessions);
-                    // A comment keeps the connection alive and finds closed tabs.
-                    stream.write_all(b": ping\n\n")?;
-                    stream.flush()?;
-                    sessions = server.sessions.lock().unwrap_or_else(|p| p.into_inner());
-                }
-            }
-        };
-        if restarted {
-            sent = 0;
-            exit_sent = false;
-            write!(stream, "event: restart\nid: {epoch}:0\ndata: \n\n")?;
-        }
-        for (i, line) in batch.iter().enumerate() {
-            write!(stream, "id: {epoch}:{}\ndata: {line}\n\n", sent + i + 1)?;
-        }
-        sent += batch.len();
-        if let Some(why) = exited {
-            if !exit_sent {
-                write!(stream, "event: exit\ndata: {why}\n\n")?;
-                exit_sent = true;
-            }
-        }
-        stream.flush()?;
-    }
-}
-
-/// Ends sessions nobody has looked at for a while (closed tabs).
-fn reap_idle(server: &Server) {
-    loop {
-        std::thread::sleep(Duration::from_secs(10));
-        let mut sessions = server.sessions.lock().unwrap_or_else(|p| p.into_inner());
-        sessions.retain(|_, s| {
-            let keep = s.last_seen.elapsed() < Duration::from_secs(120);
-            if !keep {
-                kill_group(&mut s.child);
-            }
-            keep
-        });
-    }
 }

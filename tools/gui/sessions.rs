@@ -1,0 +1,282 @@
+//! The browser board's sessions: one engine process per browser tab, the
+//! lines it printed, and its restarts. Engines are started through the
+//! referee's process module (a process group each, killed as a whole) and
+//! read by a thread each; the HTTP side only looks and writes.
+
+use std::collections::HashMap;
+use std::io::{BufRead, BufReader, Read};
+use std::path::PathBuf;
+use std::process::{Child, ChildStdin};
+use std::sync::mpsc::{channel, Sender};
+use std::sync::{Arc, Mutex, MutexGuard};
+use std::time::{Duration, Instant};
+
+use menagerie::referee::process::{kill_group, spawn_in_own_group};
+use tokio::sync::watch;
+
+/// Every session, and what starting a new one needs.
+pub struct Sessions {
+    engine: PathBuf,
+    max: usize,
+    map: Mutex<HashMap<String, Session>>,
+    /// Counts changes to any session, so event streams wake without
+    /// polling; engine reader threads bump it.
+    pub changed: watch::Sender<u64>,
+    /// Engines are started by one long-lived thread: Linux kills a child
+    /// set to die with its parent when the thread that started it ends,
+    /// and the server's blocking threads come and go.
+    spawner: Mutex<Sender<SpawnRequest>>,
+}
+
+impl Sessions {
+    /// No sessions yet; at most `max` at once, each running `engine`.
+    pub fn new(engine: PathBuf, max: usize) -> Arc<Sessions> {
+        Arc::new(Sessions {
+            engine,
+            max: max.max(1),
+            map: Mutex::new(HashMap::new()),
+            changed: watch::Sender::new(0),
+            spawner: Mutex::new(spawner()),
+        })
+    }
+
+    pub fn engine(&self) -> &std::path::Path {
+        &self.engine
+    }
+
+    /// The sessions, locked; never held across a wait.
+    pub fn lock(&self) -> MutexGuard<'_, HashMap<String, Session>> {
+        self.map.lock().unwrap_or_else(|p| p.into_inner())
+    }
+
+    fn notify(&self) {
+        self.changed.send_modify(|n| *n = n.wrapping_add(1));
+    }
+}
+
+/// Most bytes kept of one engine line, and most lines of one engine run:
+/// an engine that floods is stopped rather than filling memory.
+const MAX_LINE: usize = 64 * 1024;
+const MAX_LINES: usize = 200_000;
+
+/// One browser session: an engine process and everything it printed.
+pub struct Session {
+    child: Child,
+    /// Written outside the sessions lock: an engine that stops reading
+    /// blocks its own session's writes only.
+    pub stdin: Arc<Mutex<ChildStdin>>,
+    /// Engine lines so far; `epoch` changes when the engine is restarted.
+    pub lines: Vec<String>,
+    pub epoch: u32,
+    pub exited: Option<String>,
+    pub last_seen: Instant,
+}
+
+/// An engine to start, and where to send the started child.
+type SpawnRequest = (Vec<String>, Sender<std::io::Result<Child>>);
+
+/// The thread that starts every engine (see `Server::spawner`).
+fn spawner() -> Sender<SpawnRequest> {
+    let (requests, incoming) = channel::<SpawnRequest>();
+    std::thread::spawn(move || {
+        for (command, reply) in incoming {
+            let _ = reply.send(spawn_in_own_group(&command));
+        }
+    });
+    requests
+}
+
+pub fn with<T>(
+    sessions: &Sessions,
+    id: &str,
+    f: impl FnOnce(&mut Session) -> Result<T, String>,
+) -> Result<T, String> {
+    let mut map = sessions.lock();
+    let session = map
+        .get_mut(id)
+        .ok_or_else(|| "no such session".to_string())?;
+    session.last_seen = Instant::now();
+    f(session)
+}
+
+/// Starts an engine; its output is collected by a reader thread.
+fn spawn_engine(
+    sessions: &Arc<Sessions>,
+    id: &str,
+    epoch: u32,
+) -> Result<(Child, ChildStdin), String> {
+    // The referee's way: its own process group, killed with the server.
+    let command = vec![sessions.engine.to_string_lossy().into_owned()];
+    let (reply, started) = channel();
+    sessions
+        .spawner
+        .lock()
+        .unwrap_or_else(|p| p.into_inner())
+        .send((command, reply))
+        .map_err(|_| "the engine starter has stopped".to_string())?;
+    let mut child = started
+        .recv()
+        .map_err(|_| "the engine starter has stopped".to_string())?
+        .map_err(|e| format!("cannot start the engine: {e}"))?;
+    let stdin = child.stdin.take().expect("piped");
+    let stdout = child.stdout.take().expect("piped");
+    let (sessions, id) = (Arc::clone(sessions), id.to_string());
+    std::thread::spawn(move || relay_output(&sessions, &id, epoch, stdout));
+    Ok((child, stdin))
+}
+
+/// Collects an engine's lines for the event streams: bytes that are not
+/// UTF-8 are replaced, over-long lines cut, and an engine that prints more
+/// lines than a session keeps is stopped. The lock is never held while
+/// waiting for the engine.
+fn relay_output(sessions: &Sessions, id: &str, epoch: u32, stdout: std::process::ChildStdout) {
+    let mut reader = BufReader::new(stdout);
+    let mut why_stopped = None;
+    loop {
+        let mut bytes = Vec::new();
+        match (&mut reader)
+            .take(MAX_LINE as u64)
+            .read_until(b'\n', &mut bytes)
+        {
+            Ok(0) | Err(_) => break,
+            Ok(_) => {}
+        }
+        if !bytes.ends_with(b"\n") && bytes.len() >= MAX_LINE {
+            // The rest of an over-long line is dropped.
+            let mut rest = Vec::new();
+            while let Ok(n) = (&mut reader)
+                .take(MAX_LINE as u64)
+                .read_until(b'\n', &mut rest)
+            {
+                if n == 0 || rest.ends_with(b"\n") {
+                    break;
+                }
+                rest.clear();
+            }
+        }
+        let text = String::from_utf8_lossy(&bytes);
+        let line = text.trim_end_matches(['\r', '\n']).to_string();
+        let mut map = sessions.lock();
+        match map.get_mut(id) {
+            Some(s) if s.epoch == epoch => {
+                if s.lines.len() >= MAX_LINES {
+                    kill_group(&mut s.child);
+                    why_stopped = Some(format!("stopped: printed more than {MAX_LINES} lines"));
+                    break;
+                }
+                s.lines.push(line);
+            }
+            _ => return,
+        }
+        sessions.notify();
+    }
+    // The output is closed: the engine is ending (or was stopped). Wait for
+    // it without holding the lock; one that lingers is stopped.
+    let deadline = Instant::now() + Duration::from_secs(2);
+    loop {
+        let mut map = sessions.lock();
+        let Some(s) = map.get_mut(id).filter(|s| s.epoch == epoch) else {
+            return;
+        };
+        let status = match s.child.try_wait() {
+            Ok(Some(status)) => {
+                // Helpers of an engine that ended go with it.
+                kill_group(&mut s.child);
+                Some(status)
+            }
+            Ok(None) if Instant::now() >= deadline => {
+                kill_group(&mut s.child);
+                s.child.try_wait().ok().flatten()
+            }
+            Ok(None) => None,
+            Err(_) => {
+                kill_group(&mut s.child);
+                s.child.try_wait().ok().flatten()
+            }
+        };
+        if let Some(status) = status {
+            let code = status.code();
+            s.exited = Some(why_stopped.take().unwrap_or_else(|| {
+                code.map_or("killed".to_string(), |c| format!("exit code {c}"))
+            }));
+            drop(map);
+            sessions.notify();
+            return;
+        }
+        drop(map);
+        std::thread::sleep(Duration::from_millis(20));
+    }
+}
+
+/// Why no session was started.
+pub enum SessionError {
+    /// The cap on sessions is reached (the cap).
+    Full(usize),
+    Failed(String),
+}
+
+/// A session id nobody can guess: 128 bits from the operating system.
+fn random_id() -> Result<String, String> {
+    let mut bytes = [0u8; 16];
+    std::fs::File::open("/dev/urandom")
+        .and_then(|mut f| f.read_exact(&mut bytes))
+        .map_err(|e| format!("no randomness for a session id: {e}"))?;
+    Ok(bytes.iter().map(|b| format!("{b:02x}")).collect())
+}
+
+pub fn start(sessions: &Arc<Sessions>) -> Result<String, SessionError> {
+    let id = random_id().map_err(SessionError::Failed)?;
+    // The lock is held until the session is registered: the engine's reader
+    // thread looks the session up and must find it.
+    let mut map = sessions.lock();
+    if map.len() >= sessions.max {
+        return Err(SessionError::Full(sessions.max));
+    }
+    let (child, stdin) = spawn_engine(sessions, &id, 0).map_err(SessionError::Failed)?;
+    map.insert(
+        id.clone(),
+        Session {
+            child,
+            stdin: Arc::new(Mutex::new(stdin)),
+            lines: Vec::new(),
+            epoch: 0,
+            exited: None,
+            last_seen: Instant::now(),
+        },
+    );
+    Ok(id)
+}
+
+pub fn restart(sessions: &Arc<Sessions>, id: &str) -> Result<(), String> {
+    let mut map = sessions.lock();
+    let session = map
+        .get_mut(id)
+        .ok_or_else(|| "no such session".to_string())?;
+    kill_group(&mut session.child);
+    // A new epoch: the old reader thread's late lines are dropped.
+    session.epoch += 1;
+    session.lines.clear();
+    session.exited = None;
+    session.last_seen = Instant::now();
+    let (child, stdin) = spawn_engine(sessions, id, session.epoch)?;
+    session.child = child;
+    session.stdin = Arc::new(Mutex::new(stdin));
+    drop(map);
+    sessions.notify();
+    Ok(())
+}
+
+/// Ends sessions nobody has looked at for a while (closed tabs).
+pub fn reap_idle(sessions: &Sessions) {
+    loop {
+        std::thread::sleep(Duration::from_secs(10));
+        let mut map = sessions.lock();
+        map.retain(|_, s| {
+            let keep = s.last_seen.elapsed() < Duration::from_secs(120);
+            if !keep {
+                kill_group(&mut s.child);
+            }
+            keep
+        });
+    }
+}
