@@ -98,10 +98,12 @@ async function playGame(page, game, options, humanMoves) {
     const legal = (await board(page, 'legal')).split(' ');
     const starts = new Set(legal.map((m) => clickPath(m)[0]));
     check(marked.length === starts.size && marked.every((p) => starts.has(p)), `${game}: the points a move can start from are marked`);
+    await shot(page, `${game}-movable`);
     const dead = await page.$$eval('[data-point]', (els, marked) => els.map((e) => e.dataset.point).find((p) => !marked.includes(p)), marked);
     if (dead) {
       await page.click(`[data-point="${dead}"] .target`);
       check((await page.textContent('#hint')).includes(`at ${dead}`), `${game}: a click that does nothing says why`);
+      await shot(page, `${game}-hint`);
     }
   }
   let engineAnswered = 0;
@@ -123,6 +125,7 @@ async function clickMove(page, game, i) {
     await waitForTurn(page);
     if (!(await board(page, 'legal')).startsWith('r1')) {
       check((await page.$$eval('.die', (els) => els.length)) === 1, `${game}: the die is drawn`);
+      await shot(page, `${game}-die`);
     }
     legal = (await board(page, 'legal')).split(' ');
   }
@@ -168,7 +171,12 @@ async function compareWithEngine(page, game, options) {
   if (game === 'hat-diviyan-keliya') {
     check(/Leopards captured: \d of [34]/.test(await page.textContent('#status')), 'hat-diviyan-keliya: captures counted');
   }
-  await page.screenshot({ path: path.join(out, `${game}.png`) });
+  await shot(page, [game, ...Object.values(options)].join('-'));
+}
+
+/** A screenshot kept as a test artefact; one per feature checked. */
+async function shot(page, name) {
+  await page.screenshot({ path: path.join(out, `${name}.png`) });
 }
 
 async function main() {
@@ -200,6 +208,7 @@ async function main() {
     await page.evaluate(() => fetch(`/api/session/${window.menagerie.engine.id}/send`, { method: 'POST', body: 'quit\n' }));
     await page.waitForSelector('#restart:not([hidden])', { timeout: 10000 });
     check((await page.textContent('#message')).includes('engine stopped'), 'a stopped engine is reported');
+    await shot(page, 'engine-stopped');
     await page.click('#restart');
     await page.waitForSelector('#restart[hidden]', { state: 'attached', timeout: 10000 });
     await waitForTurn(page);
@@ -221,7 +230,7 @@ async function main() {
     await page.waitForFunction(() => document.querySelector('#board').dataset.turn === 'over', null, { timeout: 10000 });
     const result = await page.textContent('#status');
     check(result === 'The leopards win: the tiger cannot move', `the result in words: "${result}"`);
-    await page.screenshot({ path: path.join(out, 'result.png') });
+    await shot(page, 'result');
     const icon = await page.evaluate(async () => (await fetch('/favicon.ico')).status);
     check(icon === 200, 'a favicon is served');
 
@@ -233,7 +242,7 @@ async function main() {
     server.kill();
     await page.waitForFunction(() => document.querySelector('#message').textContent.includes('server'), null, { timeout: 15000 });
     check(true, 'a stopped server is reported');
-    await page.screenshot({ path: path.join(out, 'server-gone.png') });
+    await shot(page, 'server-gone');
   } finally {
     await browser.close();
     server.kill();
