@@ -337,8 +337,9 @@ function resultInWords(status) {
   if (!m[2]) return `Game over, a draw${because}`;
   const winner = GAMES[state.game].seats[m[2]] || m[2];
   const plural = /s$/.test(winner);
-  const article = state.game === 'kilkenny-cats' ? '' : 'The ';
-  const subject = article ? `${article}${winner.toLowerCase()}` : winner;
+  // Animals take an article ("The tiger wins"); colours, shapes and
+  // compass seats do not ("White wins", "Angular wins", "South wins").
+  const subject = state.game === 'hat-diviyan-keliya' ? `The ${winner.toLowerCase()}` : winner;
   return `${subject} win${plural ? '' : 's'}${because}`;
 }
 

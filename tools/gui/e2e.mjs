@@ -107,11 +107,16 @@ async function playGame(page, game, options, humanMoves) {
     }
   }
   let engineAnswered = 0;
+  const panel = async () => JSON.stringify(await page.$eval('aside', (e) => { const r = e.getBoundingClientRect(); return [r.x, r.y, r.width]; }));
+  const placed = await panel();
+  let moved = null;
   for (let i = 0; i < humanMoves; i++) {
     if ((await board(page, 'turn')) === 'over') break;
     if (await clickMove(page, game, i)) engineAnswered++;
+    if ((await panel()) !== placed) moved ??= `${placed} -> ${await panel()} after "${await page.textContent('#status')}"`;
   }
   check(engineAnswered > 0, `${game}: the engine answered`);
+  check(moved === null, `${game}: the side panel stays where it is while the status changes ${moved ?? ''}`);
   await compareWithEngine(page, game, options);
 }
 
@@ -231,6 +236,14 @@ async function main() {
     const result = await page.textContent('#status');
     check(result === 'The leopards win: the tiger cannot move', `the result in words: "${result}"`);
     await shot(page, 'result');
+    await page.selectOption('#game', 'awithlaknannai-mosona');
+    await page.click('#new');
+    await waitForTurn(page);
+    await page.fill('#paste', 'B7/9/8 w 0');
+    await page.click('#set');
+    await page.waitForFunction(() => document.querySelector('#board').dataset.turn === 'over', null, { timeout: 10000 });
+    const won = await page.textContent('#status');
+    check(/^Black wins: /.test(won), `a colour wins without an article: "${won}"`);
     const icon = await page.evaluate(async () => (await fetch('/favicon.ico')).status);
     check(icon === 200, 'a favicon is served');
 
