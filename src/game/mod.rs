@@ -149,6 +149,16 @@ pub trait Game: Clone + PartialEq + Eq + fmt::Debug + fmt::Display + Send + Sync
         self.generate(scratch);
         scratch.len()
     }
+    /// Perft of this position `depth` (1 or 2) player plies deep, where the
+    /// game can count it without playing the moves (the leaves past a
+    /// dice roll from per-roll masks; the grandchildren of a node from the
+    /// change each move makes). `None`, the default, sends perft down the
+    /// tree. The random-play check compares it with the tree walk.
+    #[inline(always)]
+    fn perft_bulk(&self, depth: u32) -> Option<u64> {
+        let _ = depth;
+        None
+    }
     /// A uniformly random legal move: the move at `rng.below(count)` in
     /// [`Game::generate`]'s order, drawing exactly one number, or `None`
     /// (drawing nothing) without moves. Games that can find the n-th move

@@ -42,6 +42,11 @@ fn count<G: Game>(
     let (list, rest) = lists
         .split_first_mut()
         .expect("perft allocates two list slots per ply");
+    if depth <= 2 {
+        if let Some(n) = position.perft_bulk(depth) {
+            return n;
+        }
+    }
     let chance = position.is_chance();
     if depth == 1 && !chance {
         // Bulk counting: the last ply needs the number of moves only.

@@ -20,8 +20,26 @@ use crate::notation::{
 use crate::rng::zobrist_table;
 
 use super::kilkenny_geometry::{
-    offset, square, Terrain, LINES, LINE_OF, MICE, MOUSE_DISTANCES, PLAYABLE_RUNS, RAYS, SIDE,
-    SQUARES, TERRAIN,
+    offset, square, Terrain, LINES, LINE_OF, MICE, MOUSE_DISTANCES, MOUSE_OWNER, PLAYABLE_RUNS,
+    RAYS, SIDE, SQUARES, TERRAIN,
+};
+
+/// A roll mask (bit k-1 for k) spread out one byte per roll, so that
+/// adding these adds up the moves of every roll at once.
+static ROLL_BYTES: [u64; 64] = {
+    let mut table = [0u64; 64];
+    let mut mask = 0;
+    while mask < 64 {
+        let mut k = 0;
+        while k < 6 {
+            if mask & (1 << k) != 0 {
+                table[mask] |= 1 << (8 * k);
+            }
+            k += 1;
+        }
+        mask += 1;
+    }
+    table
 };
 
 pub const SOUTH: Seat = 0;
@@ -269,6 +287,43 @@ impl Kilkenny {
                 }
             }
         }
+    }
+
+    /// The rolls (bit k-1 for k) with which a cat of `seat` on `from` can
+    /// move in direction `d`: every roll short of the first cat on the
+    /// ray, the roll onto that cat if it is an enemy's, and, with the ray
+    /// clear, the roll onto a mouse of the seat just past the playable
+    /// part if that mouse is empty. [`Kilkenny::landing`] square by square.
+    #[inline(always)]
+    fn roll_mask(&self, from: u8, d: usize, seat: Seat) -> u32 {
+        let own = seat + 1;
+        match self.first_cat(from, d) {
+            Some(j) => {
+                let enemy = self.board[RAYS[from as usize][d][j] as usize] != own;
+                ((1 << j) - 1) | (u32::from(enemy) << j)
+            }
+            None => {
+                let run = PLAYABLE_RUNS[from as usize][d] as usize;
+                // Past the frame the ray holds NO_SQUARE, which is no mouse.
+                let past = RAYS[from as usize][d][run.min(5)] as usize;
+                let home = run < 6 && MOUSE_OWNER[past] == own && self.board[past] == 0;
+                ((1 << run) - 1) | (u32::from(home) << run)
+            }
+        }
+    }
+
+    /// For each roll, how many moves the side to move has with it, one
+    /// byte per roll (byte k-1 for k), without the `pass` of a roll that
+    /// has none.
+    fn moves_by_roll(&self) -> u64 {
+        let seat = self.side;
+        let mut counts = 0;
+        for from in self.cats_of(seat) {
+            for d in 0..8 {
+                counts += ROLL_BYTES[self.roll_mask(from, d, seat) as usize];
+            }
+        }
+        counts
     }
 
     /// The rolls (bit k-1 for k) with which some enemy cat could land on
@@ -563,6 +618,33 @@ impl Game for Kilkenny {
                 }
             }
         }
+    }
+
+    fn count_moves(&self, _: &mut Vec<KcMove>) -> usize {
+        if self.outcome().is_some() {
+            return 0;
+        }
+        match self.roll {
+            None => 6,
+            Some(roll) => {
+                let n = (self.moves_by_roll() >> (8 * (roll - 1))) & 0xff;
+                // Without a landing the only move is `pass`.
+                n.max(1) as usize
+            }
+        }
+    }
+
+    /// One ply past a roll: the moves after each of the six rolls, added
+    /// up from the per-roll counts of one pass over the cats.
+    fn perft_bulk(&self, depth: u32) -> Option<u64> {
+        if depth != 1 || self.roll.is_some() {
+            return None;
+        }
+        if self.outcome().is_some() {
+            return Some(0);
+        }
+        let counts = self.moves_by_roll();
+        Some((0..6).map(|k| ((counts >> (8 * k)) & 0xff).max(1)).sum())
     }
 
     fn play(&mut self, mv: KcMove) -> KcUndo {

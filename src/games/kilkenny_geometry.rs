@@ -196,3 +196,17 @@ const fn mouse_distances() -> [[u8; SQUARES]; 8] {
 }
 
 pub(super) static MOUSE_DISTANCES: [[u8; SQUARES]; 8] = mouse_distances();
+
+/// Seat + 1 of the mouse on each square, 0 elsewhere (`NO_SQUARE`, past
+/// the frame, included).
+const fn mouse_owners() -> [u8; SQUARES] {
+    let mut owners = [0u8; SQUARES];
+    let mut m = 0;
+    while m < MICE.len() {
+        owners[MICE[m].0 as usize] = MICE[m].1 + 1;
+        m += 1;
+    }
+    owners
+}
+
+pub(super) static MOUSE_OWNER: [u8; SQUARES] = mouse_owners();
