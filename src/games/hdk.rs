@@ -57,6 +57,9 @@ pub struct Geometry {
     /// [`Game::generate`] lists moves: by starting point, each point's steps
     /// by landing point, then its jumps in the order of `jumps`.
     slot_moves: [HdkMove; 128],
+    /// What each slot's move changes: the mover's start and landing
+    /// points, and the leopard it jumps (none for a step).
+    slot_changes: [(u16, u16); 128],
     /// The slots whose move starts on a point of a mask, steps only and
     /// steps with jumps; the slots whose landing point is in a mask; the
     /// slots that need no leopard or jump a leopard of a mask. Each is two
@@ -83,6 +86,7 @@ const fn geometry(rows: u8) -> Geometry {
         leopards: if rows == 4 { 7 } else { 8 },
         winning_captures: if rows == 4 { 4 } else { 3 },
         slot_moves: [HdkMove::Drop(0); 128],
+        slot_changes: [(0, 0); 128],
         step_from: Split::EMPTY,
         move_from: Split::EMPTY,
         landing: Split::EMPTY,
@@ -128,6 +132,7 @@ const fn number_slots(g: &mut Geometry) {
         while to < g.points as usize {
             if g.neighbours[from] & (1 << to) != 0 {
                 g.slot_moves[slot] = HdkMove::Step(from as u8, to as u8);
+                g.slot_changes[slot] = ((1 << from) | (1 << to), 0);
                 step_from[from] |= 1 << slot;
                 move_from[from] |= 1 << slot;
                 landing[to] |= 1 << slot;
@@ -140,6 +145,7 @@ const fn number_slots(g: &mut Geometry) {
         while j < g.jump_counts[from] as usize {
             let (over, land) = g.jumps[from][j];
             g.slot_moves[slot] = HdkMove::Jump(from as u8, over, land);
+            g.slot_changes[slot] = ((1 << from) | (1 << land), 1 << over);
             move_from[from] |= 1 << slot;
             landing[land as usize] |= 1 << slot;
             jumped[over as usize] |= 1 << slot;
@@ -278,6 +284,29 @@ impl Hdk {
             g.move_from.of(self.tigers.into()) & landing & g.jumped.of(self.leopards.into())
         } else {
             g.step_from.of(self.leopards.into()) & landing
+        }
+    }
+
+    /// How many moves [`Game::generate`] lists.
+    #[inline(always)]
+    fn move_count(&self) -> u32 {
+        if self.captured() >= self.geometry.winning_captures {
+            0
+        } else if self.hand() > 0 {
+            self.vacant().count_ones()
+        } else {
+            self.slots().count_ones()
+        }
+    }
+
+    /// This position with the other side to move, for counting the moves
+    /// of a child whose masks are then changed (its hash and clock are
+    /// left as they were).
+    #[inline(always)]
+    fn masks_only(&self) -> Hdk {
+        Hdk {
+            side: self.side ^ 1,
+            ..*self
         }
     }
 
@@ -483,13 +512,49 @@ impl Game for Hdk {
     }
 
     fn count_moves(&self, _: &mut Vec<HdkMove>) -> usize {
-        if self.captured() >= self.geometry.winning_captures {
-            0
-        } else if self.hand() > 0 {
-            self.vacant().count_ones() as usize
-        } else {
-            self.slots().count_ones() as usize
+        self.move_count() as usize
+    }
+
+    /// Two plies: each move's child built from its masks alone (no hash,
+    /// clock or undo) and its moves counted.
+    fn perft_bulk(&self, depth: u32) -> Option<u64> {
+        if depth != 2 {
+            return None;
         }
+        if self.captured() >= self.geometry.winning_captures {
+            return Some(0);
+        }
+        let tiger = self.side == TIGER;
+        let mut total = 0;
+        if self.hand() > 0 {
+            for p in bits(self.vacant()) {
+                let mut child = self.masks_only();
+                if tiger {
+                    child.tigers |= 1 << p;
+                    child.tigers_in_hand -= 1;
+                } else {
+                    child.leopards |= 1 << p;
+                    child.leopards_in_hand -= 1;
+                }
+                total += u64::from(child.move_count());
+            }
+        } else {
+            let mut slots = self.slots();
+            while slots != 0 {
+                let slot = slots.trailing_zeros() as usize;
+                slots &= slots - 1;
+                let (moved, over) = self.geometry.slot_changes[slot];
+                let mut child = self.masks_only();
+                if tiger {
+                    child.tigers ^= moved;
+                    child.leopards &= !over;
+                } else {
+                    child.leopards ^= moved;
+                }
+                total += u64::from(child.move_count());
+            }
+        }
+        Some(total)
     }
 
     fn random_move(&self, rng: &mut Rng, _: &mut Vec<HdkMove>) -> Option<HdkMove> {

@@ -485,6 +485,39 @@ impl Game for Safari {
         }
     }
 
+    /// By population counts of each piece's empty neighbours; only the
+    /// rare moves onto the mover's own base (lion gone from it) need the
+    /// capture walk.
+    fn count_moves(&self, _: &mut Vec<SafariMove>) -> usize {
+        if self.decided().is_some() {
+            return 0;
+        }
+        let me = self.side as usize;
+        let empty = self.empty();
+        let base = BASES[me];
+        if self.lion_must_leave() {
+            let lion_moves = (NEIGHBOURS[base] & empty).count_ones();
+            if lion_moves > 0 {
+                return lion_moves as usize;
+            }
+        }
+        let mut count = 0;
+        for from in bits(self.occupied[me]) {
+            count += (NEIGHBOURS[from as usize] & empty).count_ones();
+        }
+        let lion_home = self.lion(self.side) == Some(base as u8);
+        if !lion_home && empty & (1 << base) != 0 {
+            for from in bits(self.occupied[me] & NEIGHBOURS[base]) {
+                let mv = SafariMove {
+                    from,
+                    to: base as u8,
+                };
+                count -= u32::from(self.captures(mv)[Kind::Lion as usize] == 0);
+            }
+        }
+        count as usize
+    }
+
     fn play(&mut self, mv: SafariMove) -> SafariUndo {
         let captured = self.captures(mv);
         let undo = SafariUndo {
