@@ -27,6 +27,10 @@ const ALL: u32 = (1 << POINTS) - 1;
 /// The most leaps a chain can have: one per enemy piece.
 const MAX_LEAPS: usize = 12;
 const MAX_PATH: usize = 1 + 2 * MAX_LEAPS;
+/// Room for a path in a move: more than [`MAX_PATH`], so that a move is
+/// 32 bytes, written and read as two whole vectors (a move copied in
+/// pieces and read back whole stalls the processor at every ply).
+const PATH_SLOTS: usize = 31;
 
 const fn middle(i: usize) -> u8 {
     i as u8
@@ -70,11 +74,12 @@ pub struct Geometry {
     /// masking rather than by walking a list of leaps.
     landings: [[u32; POINTS]; POINTS],
     /// Every (from, to) pair of neighbours as a slot, in the order
-    /// [`Game::generate`] lists steps (by from, then by to); the slots
-    /// starting on the points of a mask, and those ending on them. Steps
-    /// are then `from(own) & to(empty)`, and the pairs a leap could use
-    /// `from(own) & to(enemy)`.
-    edges: [(u8, u8); 128],
+    /// [`Game::generate`] lists steps (by from, then by to), with its step
+    /// ready made (copied whole, it reaches `play` without the stall of a
+    /// move assembled byte by byte); the slots starting on the points of a
+    /// mask, and those ending on them. Steps are then
+    /// `from(own) & to(empty)`.
+    edge_steps: [AwMove; 128],
     edges_from: ByteTables<4>,
     edges_to: ByteTables<4>,
     lined: bool,
@@ -153,7 +158,7 @@ const fn geometry(lined: bool, straight: bool) -> Geometry {
     let mut g = Geometry {
         neighbours: [0; POINTS],
         landings: [[0; POINTS]; POINTS],
-        edges: [(0, 0); 128],
+        edge_steps: [AwMove::step(0, 0); 128],
         edges_from: ByteTables::EMPTY,
         edges_to: ByteTables::EMPTY,
         lined,
@@ -200,7 +205,7 @@ const fn geometry(lined: bool, straight: bool) -> Geometry {
         while b < POINTS {
             if g.neighbours[a] & (1 << b) != 0 {
                 assert!(slot < 128, "more neighbour pairs than slots");
-                g.edges[slot] = (a as u8, b as u8);
+                g.edge_steps[slot] = AwMove::step(a as u8, b as u8);
                 from_point[a] |= 1 << slot;
                 to_point[b] |= 1 << slot;
                 slot += 1;
@@ -235,14 +240,15 @@ pub struct AwRules {
 /// A step (two points) or a leap chain (start, then jumped and landing
 /// points in turn). Unused slots stay zero so that equality is by path.
 #[derive(Clone, Copy, PartialEq, Eq)]
+#[repr(C, align(16))]
 pub struct AwMove {
     len: u8,
-    path: [u8; MAX_PATH],
+    path: [u8; PATH_SLOTS],
 }
 
 impl AwMove {
-    fn step(from: u8, to: u8) -> AwMove {
-        let mut path = [0; MAX_PATH];
+    const fn step(from: u8, to: u8) -> AwMove {
+        let mut path = [0; PATH_SLOTS];
         path[0] = from;
         path[1] = to;
         AwMove { len: 2, path }
@@ -375,42 +381,6 @@ impl Awithlaknannai {
         chains
     }
 
-    /// Walks the chains from `at` as [`Self::extend_chains`] lists them and
-    /// stops at the one `*index` counts down to, leaving it in `path`;
-    /// returns its length then, 0 when it lies beyond these chains.
-    fn find_chain(
-        &self,
-        at: u8,
-        enemy: u32,
-        empty: u32,
-        path: &mut [u8; MAX_PATH],
-        len: usize,
-        index: &mut u32,
-    ) -> usize {
-        let g = self.geometry;
-        let mut continued = false;
-        for b in bits(g.neighbours[at as usize] & enemy) {
-            for c in bits(g.landings[at as usize][b as usize] & empty) {
-                continued = true;
-                path[len] = b;
-                path[len + 1] = c;
-                let empty = (empty | 1 << at | 1 << b) & !(1 << c);
-                let found = self.find_chain(c, enemy & !(1 << b), empty, path, len + 2, index);
-                if found > 0 {
-                    return found;
-                }
-            }
-        }
-        if continued || len < 2 {
-            return 0;
-        }
-        if *index == 0 {
-            return len;
-        }
-        *index -= 1;
-        0
-    }
-
     /// Whether the side to move has any leap.
     pub fn must_capture(&self) -> bool {
         let (own, enemy) = self.own_and_enemy();
@@ -432,7 +402,7 @@ impl Awithlaknannai {
         at: u8,
         enemy: u32,
         empty: u32,
-        path: &mut [u8; MAX_PATH],
+        path: &mut [u8; PATH_SLOTS],
         len: usize,
         out: &mut Vec<AwMove>,
     ) {
@@ -451,12 +421,17 @@ impl Awithlaknannai {
             }
         }
         if !continued && len > 1 {
-            let mut mv = AwMove {
+            // The whole array, then the tail masked off: fixed-length work
+            // the compiler keeps in vector registers (a copy of `len` bytes
+            // is a call, and reading its bytes back as one vector stalls).
+            let mut points = *path;
+            for (i, point) in points.iter_mut().enumerate() {
+                *point &= u8::from(i < len).wrapping_neg();
+            }
+            out.push(AwMove {
                 len: len as u8,
-                path: [0; MAX_PATH],
-            };
-            mv.path[..len].copy_from_slice(&path[..len]);
-            out.push(mv);
+                path: points,
+            });
         }
     }
 
@@ -629,7 +604,7 @@ impl Game for Awithlaknannai {
                 found: n,
             });
         }
-        let mut path = [0; MAX_PATH];
+        let mut path = [0; PATH_SLOTS];
         path[..n].copy_from_slice(&points);
         Ok(AwMove { len: n as u8, path })
     }
@@ -649,7 +624,7 @@ impl Game for Awithlaknannai {
         }
         let empty = self.empty();
         let leapers = self.leapers(own, enemy, empty);
-        let mut path = [0u8; MAX_PATH];
+        let mut path = [0u8; PATH_SLOTS];
         for p in bits(leapers) {
             path[0] = p;
             self.extend_chains(p, enemy, empty, &mut path, 1, moves);
@@ -678,7 +653,7 @@ impl Game for Awithlaknannai {
         }
     }
 
-    fn random_move(&self, rng: &mut Rng, _: &mut Vec<AwMove>) -> Option<AwMove> {
+    fn random_move(&self, rng: &mut Rng, scratch: &mut Vec<AwMove>) -> Option<AwMove> {
         let (own, enemy) = self.own_and_enemy();
         if enemy == 0 || own == 0 {
             return None;
@@ -691,42 +666,18 @@ impl Game for Awithlaknannai {
             if n == 0 {
                 return None;
             }
-            let (from, to) =
-                self.geometry.edges[nth_one_wide(steps, rng.below(n.into()) as usize) as usize];
-            return Some(AwMove::step(from, to));
+            let slot = nth_one_wide(steps, rng.below(n.into()) as usize);
+            return Some(self.geometry.edge_steps[slot as usize]);
         }
-        // Chains per leaper, then the chosen one walked to in its leaper's
-        // tree only.
-        let mut chains = [(0u8, 0u32); MAX_LEAPS];
-        let mut leaper_count = 0;
-        let mut total = 0;
+        // Chains are few (one or two in most positions): listing them
+        // once costs less than counting them and walking to the chosen one.
+        scratch.clear();
+        let mut path = [0u8; PATH_SLOTS];
         for p in bits(leapers) {
-            let n = self.count_chains(p, enemy, empty);
-            chains[leaper_count] = (p, n);
-            leaper_count += 1;
-            total += n;
+            path[0] = p;
+            self.extend_chains(p, enemy, empty, &mut path, 1, scratch);
         }
-        let mut index = rng.below(total.into()) as u32;
-        let mut mv = AwMove {
-            len: 0,
-            path: [0; MAX_PATH],
-        };
-        for &(p, n) in &chains[..leaper_count] {
-            if index >= n {
-                index -= n;
-                continue;
-            }
-            mv.path[0] = p;
-            let len = self.find_chain(p, enemy, empty, &mut mv.path, 1, &mut index);
-            mv.len = len as u8;
-            // Equality is by the whole path: clear what longer chains tried
-            // on the way left behind (a fixed-length loop, not a memset).
-            for (i, point) in mv.path.iter_mut().enumerate() {
-                *point &= u8::from(i < len).wrapping_neg();
-            }
-            return Some(mv);
-        }
-        unreachable!("the chosen chain is among the counted ones")
+        Some(scratch[rng.below(scratch.len() as u64) as usize])
     }
 
     fn play(&mut self, mv: AwMove) -> AwUndo {
