@@ -172,6 +172,19 @@ pub trait Game: Clone + PartialEq + Eq + fmt::Debug + fmt::Display + Send + Sync
         }
         Some(scratch[rng.below(scratch.len() as u64) as usize])
     }
+    /// Plays the move [`Game::random_move`] would pick with the same draw
+    /// and returns true, or returns false (drawing nothing) without moves.
+    /// Random playouts use it; a game that can play a move straight from
+    /// its index (no move value to build and decode) overrides it.
+    fn play_random(&mut self, rng: &mut Rng, scratch: &mut Vec<Self::Move>) -> bool {
+        match self.random_move(rng, scratch) {
+            Some(mv) => {
+                self.play(mv);
+                true
+            }
+            None => false,
+        }
+    }
     /// Plays a move that [`Game::generate`] produced.
     fn play(&mut self, mv: Self::Move) -> Self::Undo;
     /// Takes back the last move played.

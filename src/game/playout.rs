@@ -45,12 +45,11 @@ pub fn playouts<G: Game>(start: &G, games: u64, seed: u64, stop: &AtomicBool) ->
             if let Some(draw) = by_draw_rule {
                 break position.outcome().unwrap_or(draw);
             }
-            let Some(mv) = position.random_move(&mut rng, &mut moves) else {
+            if !position.play_random(&mut rng, &mut moves) {
                 break position
                     .outcome()
                     .expect("no moves means the game is decided");
-            };
-            position.play(mv);
+            }
             if !G::HAS_CHANCE {
                 if position.clock() == 0 {
                     // Progress makes every earlier position unreachable again.

@@ -165,6 +165,19 @@ fn check_position<G: Game>(session: &Session<G>) -> Result<(), String> {
         }
     }
 
+    let (mut by_play, mut by_pick) = (Rng::new(seed), Rng::new(seed));
+    let (mut played, mut picked) = (position.clone(), position.clone());
+    let moved = played.play_random(&mut by_play, &mut scratch);
+    if let Some(mv) = picked.random_move(&mut by_pick, &mut scratch) {
+        picked.play(mv);
+    }
+    if played != picked || played.hash() != picked.hash() || played.clock() != picked.clock() {
+        return Err("play_random leads elsewhere than random_move and play".into());
+    }
+    if moved == moves.is_empty() || by_play.below(1 << 20) != by_pick.below(1 << 20) {
+        return Err("play_random draws differently from random_move".into());
+    }
+
     let outcome = position.outcome();
     match (moves.is_empty(), outcome) {
         (true, None) => return Err("no legal moves but no outcome".into()),

@@ -60,6 +60,10 @@ pub struct Geometry {
     /// What each slot's move changes: the mover's start and landing
     /// points, and the leopard it jumps (none for a step).
     slot_changes: [(u16, u16); 128],
+    /// The hash change of each slot's move by each side (the side key
+    /// included), so that a random playout plays a slot without decoding
+    /// a move.
+    slot_hashes: [[u64; 128]; 2],
     /// The slots whose move starts on a point of a mask, steps only and
     /// steps with jumps; the slots whose landing point is in a mask; the
     /// slots that need no leopard or jump a leopard of a mask. Each is two
@@ -87,6 +91,7 @@ const fn geometry(rows: u8) -> Geometry {
         winning_captures: if rows == 4 { 4 } else { 3 },
         slot_moves: [HdkMove::Drop(0); 128],
         slot_changes: [(0, 0); 128],
+        slot_hashes: [[0; 128]; 2],
         step_from: Split::EMPTY,
         move_from: Split::EMPTY,
         landing: Split::EMPTY,
@@ -133,6 +138,10 @@ const fn number_slots(g: &mut Geometry) {
             if g.neighbours[from] & (1 << to) != 0 {
                 g.slot_moves[slot] = HdkMove::Step(from as u8, to as u8);
                 g.slot_changes[slot] = ((1 << from) | (1 << to), 0);
+                g.slot_hashes[TIGER as usize][slot] =
+                    KEYS[KEY_TIGER + from] ^ KEYS[KEY_TIGER + to] ^ KEYS[KEY_SIDE];
+                g.slot_hashes[LEOPARD as usize][slot] =
+                    KEYS[KEY_LEOPARD + from] ^ KEYS[KEY_LEOPARD + to] ^ KEYS[KEY_SIDE];
                 step_from[from] |= 1 << slot;
                 move_from[from] |= 1 << slot;
                 landing[to] |= 1 << slot;
@@ -146,6 +155,11 @@ const fn number_slots(g: &mut Geometry) {
             let (over, land) = g.jumps[from][j];
             g.slot_moves[slot] = HdkMove::Jump(from as u8, over, land);
             g.slot_changes[slot] = ((1 << from) | (1 << land), 1 << over);
+            // Only the tiger jumps.
+            g.slot_hashes[TIGER as usize][slot] = KEYS[KEY_TIGER + from]
+                ^ KEYS[KEY_TIGER + land as usize]
+                ^ KEYS[KEY_LEOPARD + over as usize]
+                ^ KEYS[KEY_SIDE];
             move_from[from] |= 1 << slot;
             landing[land as usize] |= 1 << slot;
             jumped[over as usize] |= 1 << slot;
@@ -572,6 +586,36 @@ impl Game for Hdk {
         (n > 0).then(|| {
             self.geometry.slot_moves[nth_one_wide(slots, rng.below(n.into()) as usize) as usize]
         })
+    }
+
+    /// Past the drops, the chosen slot is played from its masks and hash
+    /// change without a branch on the kind of move (which the processor
+    /// mispredicts about once in three plies).
+    fn play_random(&mut self, rng: &mut Rng, scratch: &mut Vec<HdkMove>) -> bool {
+        if self.hand() > 0 || self.captured() >= self.geometry.winning_captures {
+            return match self.random_move(rng, scratch) {
+                Some(mv) => {
+                    self.play(mv);
+                    true
+                }
+                None => false,
+            };
+        }
+        let slots = self.slots();
+        let n = slots.count_ones();
+        if n == 0 {
+            return false;
+        }
+        let slot = nth_one_wide(slots, rng.below(n.into()) as usize) as usize;
+        let g = self.geometry;
+        let (moved, over) = g.slot_changes[slot];
+        let tiger_moved = moved & 0u16.wrapping_sub(u16::from(self.side == TIGER));
+        self.tigers ^= tiger_moved;
+        self.leopards = (self.leopards ^ moved ^ tiger_moved) & !over;
+        self.hash ^= g.slot_hashes[self.side as usize][slot];
+        self.clock = (self.clock + 1) * u32::from(over == 0);
+        self.side ^= 1;
+        true
     }
 
     fn play(&mut self, mv: HdkMove) -> HdkUndo {
