@@ -16,8 +16,8 @@ pub fn ones(mut mask: u32) -> impl Iterator<Item = u8> {
 /// Index of the `n`-th set bit of `mask`, lowest first (`n` below the
 /// number of set bits).
 #[inline]
-pub fn nth_one(mask: u32, n: usize) -> u8 {
-    select(mask.into(), n as u32)
+pub fn nth_one(mask: u64, n: usize) -> u8 {
+    select(mask, n as u32)
 }
 
 const BYTES: u64 = 0x0101_0101_0101_0101;
@@ -184,7 +184,7 @@ mod tests {
         masks.extend((0..200).map(|_| rng.next_u64() as u32 | 1));
         for mask in masks {
             for (n, bit) in super::ones(mask).enumerate() {
-                assert_eq!(super::nth_one(mask, n), bit);
+                assert_eq!(super::nth_one(mask.into(), n), bit);
             }
         }
     }

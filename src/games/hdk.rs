@@ -53,6 +53,9 @@ pub struct Geometry {
     leopards: u8,
     /// Captures that win the game for the tigers.
     winning_captures: u8,
+    /// Whether every slot fits in the low 64 bits (48 on the small board,
+    /// 66 on the large): picking a slot is then one 64-bit selection.
+    narrow: bool,
     /// Every step and jump of the board, numbered in the order
     /// [`Game::generate`] lists moves: by starting point, each point's steps
     /// by landing point, then its jumps in the order of `jumps`.
@@ -89,6 +92,7 @@ const fn geometry(rows: u8) -> Geometry {
         tigers: if rows == 4 { 1 } else { 2 },
         leopards: if rows == 4 { 7 } else { 8 },
         winning_captures: if rows == 4 { 4 } else { 3 },
+        narrow: false,
         slot_moves: [HdkMove::Drop(0); 128],
         slot_changes: [(0, 0); 128],
         slot_hashes: [[0; 128]; 2],
@@ -172,6 +176,7 @@ const fn number_slots(g: &mut Geometry) {
     g.move_from = Split::new(&move_from, 0);
     g.landing = Split::new(&landing, 0);
     g.jumped = Split::new(&jumped, steps);
+    g.narrow = slot <= 64;
 }
 
 static SMALL: Geometry = geometry(4);
@@ -321,6 +326,16 @@ impl Hdk {
         Hdk {
             side: self.side ^ 1,
             ..*self
+        }
+    }
+
+    /// The `n`-th open slot of `slots`.
+    #[inline(always)]
+    fn nth_slot(&self, slots: u128, n: usize) -> usize {
+        if self.geometry.narrow {
+            nth_one(slots as u64, n) as usize
+        } else {
+            nth_one_wide(slots, n) as usize
         }
     }
 
@@ -583,9 +598,8 @@ impl Game for Hdk {
         }
         let slots = self.slots();
         let n = slots.count_ones();
-        (n > 0).then(|| {
-            self.geometry.slot_moves[nth_one_wide(slots, rng.below(n.into()) as usize) as usize]
-        })
+        (n > 0)
+            .then(|| self.geometry.slot_moves[self.nth_slot(slots, rng.below(n.into()) as usize)])
     }
 
     /// Past the drops, the chosen slot is played from its masks and hash
@@ -606,7 +620,7 @@ impl Game for Hdk {
         if n == 0 {
             return false;
         }
-        let slot = nth_one_wide(slots, rng.below(n.into()) as usize) as usize;
+        let slot = self.nth_slot(slots, rng.below(n.into()) as usize);
         let g = self.geometry;
         let (moved, over) = g.slot_changes[slot];
         let tiger_moved = moved & 0u16.wrapping_sub(u16::from(self.side == TIGER));
