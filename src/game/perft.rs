@@ -47,14 +47,13 @@ fn count<G: Game>(
             return n;
         }
     }
-    let chance = position.is_chance();
-    if depth == 1 && !chance {
+    if depth == 1 && !position.is_chance() {
         // Bulk counting: the last ply needs the number of moves only.
         return position.count_moves(list) as u64;
     }
     list.clear();
     position.generate(list);
-    let child_depth = if chance { depth } else { depth - 1 };
+    let child_depth = child_depth(position, depth);
     let mut total = 0;
     for &mv in list.iter() {
         let undo = position.play(mv);
@@ -62,6 +61,35 @@ fn count<G: Game>(
         position.undo(mv, undo);
     }
     total
+}
+
+/// The depth left below `position`: a chance outcome spends none.
+fn child_depth<G: Game>(position: &G, depth: u32) -> u32 {
+    if position.is_chance() {
+        depth
+    } else {
+        depth - 1
+    }
+}
+
+/// Perft by playing every move, without the game's shortcuts (bulk
+/// counting, [`Game::perft_bulk`]): the reference the random-play check
+/// holds those shortcuts to.
+pub fn walked<G: Game>(position: &G, depth: u32) -> u64 {
+    if depth == 0 {
+        return 1;
+    }
+    let mut moves = Vec::new();
+    position.generate(&mut moves);
+    let child_depth = child_depth(position, depth);
+    moves
+        .iter()
+        .map(|&mv| {
+            let mut child = position.clone();
+            child.play(mv);
+            walked(&child, child_depth)
+        })
+        .sum()
 }
 
 /// Perft split by the moves at the root: `each` gets every root move and
@@ -78,11 +106,7 @@ pub fn divide<G: Game>(
     }
     let mut moves = Vec::new();
     position.generate(&mut moves);
-    let child_depth = if position.is_chance() {
-        depth
-    } else {
-        depth - 1
-    };
+    let child_depth = child_depth(position, depth);
     let mut total = 0;
     for mv in moves {
         let mut child = position.clone();

@@ -63,28 +63,6 @@ pub fn random_play<G: Game>(
     Ok(stats)
 }
 
-/// Perft by playing every move, without any shortcut of the game's.
-fn walked_perft<G: Game>(position: &G, depth: u32) -> u64 {
-    if depth == 0 {
-        return 1;
-    }
-    let mut moves = Vec::new();
-    position.generate(&mut moves);
-    let child_depth = if position.is_chance() {
-        depth
-    } else {
-        depth - 1
-    };
-    moves
-        .iter()
-        .map(|&mv| {
-            let mut child = position.clone();
-            child.play(mv);
-            walked_perft(&child, child_depth)
-        })
-        .sum()
-}
-
 fn check_position<G: Game>(session: &Session<G>) -> Result<(), String> {
     let position = session.position();
     let copy = position.clone();
@@ -145,7 +123,7 @@ fn check_position<G: Game>(session: &Session<G>) -> Result<(), String> {
     }
     for depth in 1..=2 {
         if let Some(bulk) = position.perft_bulk(depth) {
-            let walked = walked_perft(position, depth);
+            let walked = super::perft::walked(position, depth);
             if bulk != walked {
                 return Err(format!(
                     "perft_bulk({depth}) says {bulk}, the tree walk counts {walked}"
