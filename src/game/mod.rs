@@ -79,6 +79,22 @@ pub enum Status {
     Over(Outcome, EndReason),
 }
 
+/// [`Game::play_random`] by [`Game::random_move`] and [`Game::play`]: the
+/// default, and the fallback of games that override it for part of a game.
+pub fn play_random_move<G: Game>(
+    position: &mut G,
+    rng: &mut Rng,
+    scratch: &mut Vec<G::Move>,
+) -> bool {
+    match position.random_move(rng, scratch) {
+        Some(mv) => {
+            position.play(mv);
+            true
+        }
+        None => false,
+    }
+}
+
 /// One board game: its positions, rules, moves and notation.
 ///
 /// Conventions every implementation keeps:
@@ -177,13 +193,7 @@ pub trait Game: Clone + PartialEq + Eq + fmt::Debug + fmt::Display + Send + Sync
     /// Random playouts use it; a game that can play a move straight from
     /// its index (no move value to build and decode) overrides it.
     fn play_random(&mut self, rng: &mut Rng, scratch: &mut Vec<Self::Move>) -> bool {
-        match self.random_move(rng, scratch) {
-            Some(mv) => {
-                self.play(mv);
-                true
-            }
-            None => false,
-        }
+        play_random_move(self, rng, scratch)
     }
     /// Plays a move that [`Game::generate`] produced.
     fn play(&mut self, mv: Self::Move) -> Self::Undo;

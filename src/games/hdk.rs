@@ -13,7 +13,7 @@
 use std::fmt;
 
 use crate::bits::{nth_one, nth_one_wide, ones_wide, ByteTables};
-use crate::game::{Game, OptionSpec, Outcome, Ruleset, Seat};
+use crate::game::{play_random_move, Game, OptionSpec, Outcome, Ruleset, Seat};
 use crate::notation::{
     parse_board, parse_points, resolve_points, write_row, FieldReader, MoveSyntaxError,
     NotationError, PointName,
@@ -318,15 +318,17 @@ impl Hdk {
         }
     }
 
-    /// This position with the other side to move, for counting the moves
-    /// of a child whose masks are then changed (its hash and clock are
-    /// left as they were).
+    /// Moves the pieces of a slot's move by the side to move, without a
+    /// branch on the side or the kind of move, and returns the jumped
+    /// leopard's mask (0 for a step). The side, hash and clock are left to
+    /// the caller: perft's two-ply count needs only the pieces.
     #[inline(always)]
-    fn masks_only(&self) -> Hdk {
-        Hdk {
-            side: self.side ^ 1,
-            ..*self
-        }
+    fn move_slot_pieces(&mut self, slot: usize) -> u16 {
+        let (moved, over) = self.geometry.slot_changes[slot];
+        let tiger_moved = moved & 0u16.wrapping_sub(u16::from(self.side == TIGER));
+        self.tigers ^= tiger_moved;
+        self.leopards = (self.leopards ^ moved ^ tiger_moved) & !over;
+        over
     }
 
     /// The `n`-th open slot of `slots`.
@@ -557,7 +559,8 @@ impl Game for Hdk {
         let mut total = 0;
         if self.hand() > 0 {
             for p in bits(self.vacant()) {
-                let mut child = self.masks_only();
+                let mut child = self.clone();
+                child.side ^= 1;
                 if tiger {
                     child.tigers |= 1 << p;
                     child.tigers_in_hand -= 1;
@@ -572,14 +575,9 @@ impl Game for Hdk {
             while slots != 0 {
                 let slot = slots.trailing_zeros() as usize;
                 slots &= slots - 1;
-                let (moved, over) = self.geometry.slot_changes[slot];
-                let mut child = self.masks_only();
-                if tiger {
-                    child.tigers ^= moved;
-                    child.leopards &= !over;
-                } else {
-                    child.leopards ^= moved;
-                }
+                let mut child = self.clone();
+                child.move_slot_pieces(slot);
+                child.side ^= 1;
                 total += u64::from(child.move_count());
             }
         }
@@ -607,13 +605,7 @@ impl Game for Hdk {
     /// mispredicts about once in three plies).
     fn play_random(&mut self, rng: &mut Rng, scratch: &mut Vec<HdkMove>) -> bool {
         if self.hand() > 0 || self.captured() >= self.geometry.winning_captures {
-            return match self.random_move(rng, scratch) {
-                Some(mv) => {
-                    self.play(mv);
-                    true
-                }
-                None => false,
-            };
+            return play_random_move(self, rng, scratch);
         }
         let slots = self.slots();
         let n = slots.count_ones();
@@ -621,12 +613,8 @@ impl Game for Hdk {
             return false;
         }
         let slot = self.nth_slot(slots, rng.below(n.into()) as usize);
-        let g = self.geometry;
-        let (moved, over) = g.slot_changes[slot];
-        let tiger_moved = moved & 0u16.wrapping_sub(u16::from(self.side == TIGER));
-        self.tigers ^= tiger_moved;
-        self.leopards = (self.leopards ^ moved ^ tiger_moved) & !over;
-        self.hash ^= g.slot_hashes[self.side as usize][slot];
+        let over = self.move_slot_pieces(slot);
+        self.hash ^= self.geometry.slot_hashes[self.side as usize][slot];
         self.clock = (self.clock + 1) * u32::from(over == 0);
         self.side ^= 1;
         true
