@@ -1,17 +1,25 @@
 //! How much memory the process can still have, where the system says.
 //!
 //! On Linux: the kernel's estimate of memory available for new work
-//! (`MemAvailable`), lowered to what a control group still allows.
-//! Elsewhere: unknown.
+//! (`MemAvailable`), lowered to what the process's control groups still
+//! allow: its own group and every group above it (a limit is often set on
+//! a parent, such as a Slurm job's or a container's), in the memory
+//! hierarchy of cgroup v2 or v1. Elsewhere: unknown.
 
 use std::fs;
+use std::path::{Path, PathBuf};
+
+/// Where control group file systems are mounted.
+const CGROUP_ROOT: &str = "/sys/fs/cgroup";
 
 /// Bytes of memory a new allocation can count on, if the system tells.
 pub fn available_bytes() -> Option<u64> {
     let system = fs::read_to_string("/proc/meminfo")
         .ok()
         .and_then(|text| meminfo_available(&text));
-    let group = cgroup_headroom();
+    let group = fs::read_to_string("/proc/self/cgroup")
+        .ok()
+        .and_then(|membership| cgroup_headroom(Path::new(CGROUP_ROOT), &membership));
     match (system, group) {
         (Some(s), Some(g)) => Some(s.min(g)),
         (s, g) => s.or(g),
@@ -24,22 +32,71 @@ fn meminfo_available(text: &str) -> Option<u64> {
     Some(kib * 1024)
 }
 
-/// Limit minus usage of this process's control group (v2, then v1).
-fn cgroup_headroom() -> Option<u64> {
-    let read = |path: &str| -> Option<u64> { fs::read_to_string(path).ok()?.trim().parse().ok() };
-    let pairs = [
-        ("/sys/fs/cgroup/memory.max", "/sys/fs/cgroup/memory.current"),
-        (
-            "/sys/fs/cgroup/memory/memory.limit_in_bytes",
-            "/sys/fs/cgroup/memory/memory.usage_in_bytes",
-        ),
-    ];
-    pairs.iter().find_map(|(limit, usage)| {
-        // "max" (no limit) does not parse, and then there is no headroom
-        // to report.
-        let limit = read(limit)?;
-        Some(limit.saturating_sub(read(usage).unwrap_or(0)))
-    })
+/// The files of one hierarchy: its mount, and the limit and usage file
+/// names of each group in it.
+struct Hierarchy {
+    mount: PathBuf,
+    group: String,
+    limits: &'static [&'static str],
+    usage: &'static str,
+}
+
+/// The least headroom (limit minus usage) of the process's memory groups
+/// and their ancestors, given the text of `/proc/self/cgroup` and where
+/// the hierarchies are mounted. A group whose directory is not there (a
+/// path from outside a container's namespace) is skipped; the mount's own
+/// files still count.
+fn cgroup_headroom(root: &Path, membership: &str) -> Option<u64> {
+    let mut hierarchies = Vec::new();
+    for line in membership.lines() {
+        let mut fields = line.splitn(3, ':');
+        let (Some(_), Some(controllers), Some(path)) =
+            (fields.next(), fields.next(), fields.next())
+        else {
+            continue;
+        };
+        if controllers.is_empty() {
+            hierarchies.push(Hierarchy {
+                mount: root.to_path_buf(),
+                group: path.to_string(),
+                limits: &["memory.max", "memory.high"],
+                usage: "memory.current",
+            });
+        } else if controllers.split(',').any(|c| c == "memory") {
+            hierarchies.push(Hierarchy {
+                mount: root.join("memory"),
+                group: path.to_string(),
+                limits: &["memory.limit_in_bytes"],
+                usage: "memory.usage_in_bytes",
+            });
+        }
+    }
+    hierarchies.iter().filter_map(headroom_of).min()
+}
+
+fn headroom_of(hierarchy: &Hierarchy) -> Option<u64> {
+    let read =
+        |path: PathBuf| -> Option<u64> { fs::read_to_string(path).ok()?.trim().parse().ok() };
+    let mut least: Option<u64> = None;
+    let mut dir = hierarchy
+        .mount
+        .join(hierarchy.group.trim_start_matches('/'));
+    loop {
+        if dir.is_dir() {
+            for limit in hierarchy.limits {
+                // "max" (no limit) does not parse, and is no bound.
+                if let Some(limit) = read(dir.join(limit)) {
+                    let used = read(dir.join(hierarchy.usage)).unwrap_or(0);
+                    let room = limit.saturating_sub(used);
+                    least = Some(least.map_or(room, |l| l.min(room)));
+                }
+            }
+        }
+        if dir == hierarchy.mount || !dir.pop() || !dir.starts_with(&hierarchy.mount) {
+            break;
+        }
+    }
+    least
 }
 
 #[cfg(test)]
@@ -51,5 +108,74 @@ mod tests {
         let text = "MemTotal:       24000000 kB\nMemFree:  100 kB\nMemAvailable:   2048 kB\n";
         assert_eq!(meminfo_available(text), Some(2048 * 1024));
         assert_eq!(meminfo_available("MemTotal: 5 kB\n"), None);
+    }
+
+    /// A scratch tree of cgroup files.
+    struct Tree(PathBuf);
+
+    impl Tree {
+        fn new(name: &str) -> Tree {
+            let dir = std::env::temp_dir()
+                .join(format!("menagerie-cgroup-{name}-{}", std::process::id()));
+            let _ = fs::remove_dir_all(&dir);
+            fs::create_dir_all(&dir).unwrap();
+            Tree(dir)
+        }
+
+        fn write(&self, path: &str, text: &str) {
+            let path = self.0.join(path);
+            fs::create_dir_all(path.parent().unwrap()).unwrap();
+            fs::write(path, text).unwrap();
+        }
+    }
+
+    impl Drop for Tree {
+        fn drop(&mut self) {
+            let _ = fs::remove_dir_all(&self.0);
+        }
+    }
+
+    #[test]
+    fn a_limit_on_a_parent_group_bounds_a_child_group_in_v2() {
+        let tree = Tree::new("v2");
+        tree.write("memory.current", "999999999999");
+        tree.write("job/memory.max", "1073741824\n");
+        tree.write("job/memory.current", "73741824\n");
+        tree.write("job/step/memory.max", "max\n");
+        tree.write("job/step/memory.current", "1000\n");
+        let headroom = cgroup_headroom(&tree.0, "0::/job/step\n");
+        assert_eq!(headroom, Some((1u64 << 30) - 73741824));
+    }
+
+    #[test]
+    fn memory_high_counts_as_a_limit_in_v2() {
+        let tree = Tree::new("high");
+        tree.write("g/memory.max", "max\n");
+        tree.write("g/memory.high", "500\n");
+        tree.write("g/memory.current", "100\n");
+        assert_eq!(cgroup_headroom(&tree.0, "0::/g\n"), Some(400));
+    }
+
+    #[test]
+    fn the_memory_controller_of_v1_is_found_among_the_others() {
+        let tree = Tree::new("v1");
+        tree.write("memory/memory.limit_in_bytes", "9223372036854771712\n");
+        tree.write("memory/memory.usage_in_bytes", "5000\n");
+        tree.write("memory/slurm/job7/memory.limit_in_bytes", "2000000\n");
+        tree.write("memory/slurm/job7/memory.usage_in_bytes", "500000\n");
+        let membership = "5:devices:/\n4:memory:/slurm/job7\n3:cpu,cpuacct:/\n0::/\n";
+        assert_eq!(cgroup_headroom(&tree.0, membership), Some(1_500_000));
+    }
+
+    #[test]
+    fn a_group_outside_the_namespace_falls_back_to_the_mount() {
+        let tree = Tree::new("ns");
+        tree.write("memory.max", "4096\n");
+        tree.write("memory.current", "96\n");
+        assert_eq!(
+            cgroup_headroom(&tree.0, "0::/host/path/not/here\n"),
+            Some(4000)
+        );
+        assert_eq!(cgroup_headroom(&tree.0, "garbage\n"), None);
     }
 }

@@ -8,6 +8,12 @@ use std::sync::atomic::{AtomicBool, Ordering};
 
 use super::Game;
 
+/// The deepest perft the engine runs. No game here has a tree that could
+/// be counted anywhere near this deep (the counts grow exponentially), so
+/// the limit only keeps a mistyped depth from costing stack and memory;
+/// below it, move lists are allocated as the walk reaches each ply.
+pub const MAX_DEPTH: u32 = 1000;
+
 /// Leaves of the move tree `depth` player moves deep.
 pub fn perft<G: Game>(position: &G, depth: u32) -> u64 {
     let never = AtomicBool::new(false);
@@ -16,19 +22,19 @@ pub fn perft<G: Game>(position: &G, depth: u32) -> u64 {
 
 /// [`perft`], or `None` once `stop` is set.
 pub fn perft_until<G: Game>(position: &G, depth: u32, stop: &AtomicBool) -> Option<u64> {
-    // A chance level never follows a chance level, so each player ply needs
-    // at most two list slots.
-    let slots = 2 * depth as usize + 2;
-    let mut lists: Vec<Vec<G::Move>> = (0..slots).map(|_| Vec::with_capacity(64)).collect();
+    let mut lists: Vec<Vec<G::Move>> = Vec::new();
     let mut position = position.clone();
-    let total = count(&mut position, depth, &mut lists, stop);
+    let total = count(&mut position, depth, &mut lists, 0, stop);
     (!stop.load(Ordering::Relaxed)).then_some(total)
 }
 
+/// Counts below `position`, using `lists[level]` for its moves (the list
+/// is made when the walk first gets this deep).
 fn count<G: Game>(
     position: &mut G,
     depth: u32,
-    lists: &mut [Vec<G::Move>],
+    lists: &mut Vec<Vec<G::Move>>,
+    level: usize,
     stop: &AtomicBool,
 ) -> u64 {
     if depth == 0 {
@@ -39,27 +45,29 @@ fn count<G: Game>(
     if depth >= 3 && stop.load(Ordering::Relaxed) {
         return 0;
     }
-    let (list, rest) = lists
-        .split_first_mut()
-        .expect("perft allocates two list slots per ply");
     if depth <= 2 {
         if let Some(n) = position.perft_bulk(depth) {
             return n;
         }
     }
+    if lists.len() <= level {
+        lists.push(Vec::with_capacity(64));
+    }
     if depth == 1 && !position.is_chance() {
         // Bulk counting: the last ply needs the number of moves only.
-        return position.count_moves(list) as u64;
+        return position.count_moves(&mut lists[level]) as u64;
     }
+    let mut list = std::mem::take(&mut lists[level]);
     list.clear();
-    position.generate(list);
+    position.generate(&mut list);
     let child_depth = child_depth(position, depth);
     let mut total = 0;
     for &mv in list.iter() {
         let undo = position.play(mv);
-        total += count(position, child_depth, rest, stop);
+        total += count(position, child_depth, lists, level + 1, stop);
         position.undo(mv, undo);
     }
+    lists[level] = list;
     total
 }
 

@@ -40,7 +40,7 @@ impl Output {
             self.errors.fetch_add(1, Ordering::Relaxed);
         }
         let text = reply.to_string();
-        log::debug!("out: {}", crate::text::clip(&text));
+        log::debug!("out: {text}");
         let mut sink = self
             .sink
             .lock()

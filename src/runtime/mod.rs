@@ -9,7 +9,13 @@
 
 pub mod registry;
 
+use std::sync::atomic::AtomicBool;
+
 use crate::game::session::{DynSession, Session};
+pub use crate::search::solved::Unsolved;
+
+/// A solved position: its value and each legal move's, as text.
+pub type Solved = (String, Vec<(String, String)>);
 use crate::game::Game;
 use crate::search;
 
@@ -30,8 +36,8 @@ pub trait EngineSession: DynSession {
     /// Builds what searches of this game want before a clock runs.
     fn prepare_search(&self, settings: &search::Settings);
     /// The solved value of the position and of each legal move, for games
-    /// small enough to solve.
-    fn solve(&self) -> Option<(String, Vec<(String, String)>)>;
+    /// small enough to solve; waits for the table only until `stop`.
+    fn solve(&self, stop: &AtomicBool) -> Result<Solved, Unsolved>;
 }
 
 impl<G: Game> EngineSession for Session<G> {
@@ -57,13 +63,13 @@ impl<G: Game> EngineSession for Session<G> {
         search::prepare(self, settings)
     }
 
-    fn solve(&self) -> Option<(String, Vec<(String, String)>)> {
-        let analysis = search::solved::analyse(self)?;
+    fn solve(&self, stop: &AtomicBool) -> Result<Solved, Unsolved> {
+        let analysis = search::solved::analyse_until(self, stop)?;
         let moves = analysis
             .moves
             .iter()
             .map(|(mv, value)| (mv.to_string(), value.to_string()))
             .collect();
-        Some((analysis.value.to_string(), moves))
+        Ok((analysis.value.to_string(), moves))
     }
 }

@@ -95,6 +95,10 @@ struct Worker<'a, G: Game> {
     root_best: Option<(G::Move, i32)>,
     /// Legal moves at the root.
     root_moves: usize,
+    /// Whether the current root search has judged a position by
+    /// anything but the rules: the evaluation, the table, a repetition
+    /// inside the search, the ply cap.
+    horizon: bool,
 }
 
 impl<'a, G: Game> Deepening<'a> for Worker<'a, G> {
@@ -108,7 +112,12 @@ impl<'a, G: Game> Deepening<'a> for Worker<'a, G> {
     fn search_root(&mut self, depth: u32, previous: i32) -> i32 {
         self.seldepth = 0;
         self.root_best = None;
+        self.horizon = false;
         self.aspiration(depth, previous)
+    }
+
+    fn exhausted(&self) -> bool {
+        !self.horizon
     }
 
     fn root_best(&self) -> Option<(G::Move, i32)> {
@@ -150,6 +159,7 @@ impl<'a, G: Game> Worker<'a, G> {
             pv: (0..MAX_PLY + 1).map(|_| Vec::new()).collect(),
             seldepth: 0,
             root_best: None,
+            horizon: false,
             root_moves: {
                 let mut moves = Vec::new();
                 session.legal(&mut moves);
@@ -187,7 +197,7 @@ impl<'a, G: Game> Worker<'a, G> {
     }
 
     /// Score of the position if a draw rule ends the game here.
-    fn draw_by_rule(&self, ply: usize) -> Option<i32> {
+    fn draw_by_rule(&mut self, ply: usize) -> Option<i32> {
         let clock = self.position.clock();
         if clock >= G::NO_PROGRESS_LIMIT {
             let outcome = self.position.no_progress_outcome();
@@ -207,6 +217,7 @@ impl<'a, G: Game> Worker<'a, G> {
                 .step_by(2)
                 .any(|&h| h == key)
             {
+                self.horizon = true;
                 return Some(0);
             }
         }
@@ -275,6 +286,7 @@ impl<'a, G: Game> Worker<'a, G> {
                     Bound::Upper => score <= alpha,
                 };
                 if usable {
+                    self.horizon = true;
                     self.lists[ply] = moves;
                     return score;
                 }
@@ -400,6 +412,7 @@ impl<'a, G: Game> Worker<'a, G> {
         let mut best = -INFINITY;
         let at_cap = ply >= MAX_PLY - 2 || qply >= MAX_QUIESCENCE_PLY;
         if !forced || at_cap {
+            self.horizon = true;
             best = self.position.evaluate();
             if best >= beta || at_cap {
                 self.lists[ply] = moves;

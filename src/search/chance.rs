@@ -98,6 +98,9 @@ struct Worker<'a, G: Game> {
     root_best: Option<(G::Move, i32)>,
     /// Legal moves at the root.
     root_moves: usize,
+    /// Whether the current root search has judged a position by anything
+    /// but the rules: the evaluation, the table, the move filter.
+    horizon: bool,
 }
 
 impl<'a, G: Game> Deepening<'a> for Worker<'a, G> {
@@ -111,7 +114,12 @@ impl<'a, G: Game> Deepening<'a> for Worker<'a, G> {
     fn search_root(&mut self, depth: u32, _previous: i32) -> i32 {
         self.seldepth = 0;
         self.root_best = None;
+        self.horizon = false;
         self.value(depth as i32, 0, -BOUND, BOUND)
+    }
+
+    fn exhausted(&self) -> bool {
+        !self.horizon
     }
 
     fn root_best(&self) -> Option<(G::Move, i32)> {
@@ -160,6 +168,7 @@ impl<'a, G: Game> Worker<'a, G> {
             pv: (0..2 * MAX_PLY + 2).map(|_| Vec::new()).collect(),
             seldepth: 0,
             root_best: None,
+            horizon: false,
             root_moves: {
                 let mut moves = Vec::new();
                 session.legal(&mut moves);
@@ -211,7 +220,8 @@ impl<'a, G: Game> Worker<'a, G> {
         result
     }
 
-    fn evaluate(&self) -> i32 {
+    fn evaluate(&mut self) -> i32 {
+        self.horizon = true;
         self.position
             .evaluate_for(self.root)
             .clamp(-CERTAIN + 1, CERTAIN - 1)
@@ -236,6 +246,7 @@ impl<'a, G: Game> Worker<'a, G> {
                     Bound::Upper => e.score <= alpha,
                 };
                 if usable {
+                    self.horizon = true;
                     return e.score;
                 }
             }
@@ -343,6 +354,7 @@ impl<'a, G: Game> Worker<'a, G> {
             kept[i] = rank < FILTER_KEEP || keep;
         }
         order.retain(|&(_, i)| kept[i]);
+        self.horizon |= order.len() < moves.len();
         self.filter_scores = scored;
     }
 

@@ -32,6 +32,10 @@ pub trait Deepening<'a> {
     /// Whether a score found at `depth` is a result no deeper search can
     /// change.
     fn settled(score: i32, depth: u32) -> bool;
+    /// Whether the last root search met no horizon: every line it looked
+    /// at ended by the rules, so its score is exact and a deeper search
+    /// would find the same.
+    fn exhausted(&self) -> bool;
 }
 
 /// One `info` line for an iteration of `depth` that found `score`.
@@ -104,7 +108,9 @@ pub fn iterate<'a, W: Deepening<'a>>(
         if worker.budget().finished() {
             break;
         }
-        if W::settled(score, depth) && !limits.infinite {
+        // A proven result: deeper iterations would only repeat it (an
+        // infinite search then waits for `stop` with it).
+        if W::settled(score, depth) || worker.exhausted() {
             break;
         }
         // With one legal move there is nothing to think about on a clock.

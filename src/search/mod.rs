@@ -334,15 +334,13 @@ pub fn run<G: Game>(
     if settings.skill < skill::FULL_STRENGTH {
         skill::play(session, settings, limits, shared, reporter)
     } else if solvable(session, settings) {
-        if !solved::is_built(session) {
-            solved::build_in_background(session);
-            // Without a clock the table is worth waiting for, but `stop`
-            // still ends the wait. With one, search now and play perfectly
-            // once the table is built.
-            while limits.hard_ms.is_none() && !shared.stopped() && !solved::is_built(session) {
-                std::thread::sleep(std::time::Duration::from_millis(1));
-            }
-        }
+        // A search of fixed work (depth, nodes, none) waits for the table,
+        // which `newgame` started, so that its answer never depends on
+        // the machine's speed; `stop` still ends the wait. A search on a
+        // time limit searches now, keeping its limit, and plays perfectly
+        // once the table is built.
+        let timed = limits.hard_ms.is_some();
+        solved::wait_until_built(session, || timed || shared.stopped());
         if solved::is_built(session) {
             solved::search(session, reporter)
         } else {

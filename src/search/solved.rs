@@ -2,6 +2,7 @@
 //! draw (choosing among drawing moves by the evaluation, to give the
 //! opponent chances to go wrong).
 
+use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::Arc;
 use std::time::Instant;
 
@@ -16,11 +17,35 @@ pub struct Analysis<M> {
     pub moves: Vec<(M, Value)>,
 }
 
+/// Why a position has no analysis.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Unsolved {
+    /// The game has too many positions to solve.
+    NotSolvable,
+    /// Stopped while the table was still being built.
+    Stopped,
+}
+
 /// Solves the session's position, or `None` if the game is not solvable.
 pub fn analyse<G: Game>(session: &Session<G>) -> Option<Analysis<G::Move>> {
+    analyse_until(session, &AtomicBool::new(false)).ok()
+}
+
+/// [`analyse`], waiting for the table (built in the background) only
+/// until `stop` is set.
+pub fn analyse_until<G: Game>(
+    session: &Session<G>,
+    stop: &AtomicBool,
+) -> Result<Analysis<G::Move>, Unsolved> {
+    if session.position().solver_key().is_none() {
+        return Err(Unsolved::NotSolvable);
+    }
+    if !wait_until_built(session, || stop.load(Ordering::Relaxed)) {
+        return Err(Unsolved::Stopped);
+    }
+    let table = table_for(session).ok_or(Unsolved::NotSolvable)?;
     let position = session.position();
-    let table = table_for(session)?;
-    let value = table.value_of(position)?;
+    let value = table.value_of(position).ok_or(Unsolved::NotSolvable)?;
     let mut moves = Vec::new();
     position.generate(&mut moves);
     let moves = moves
@@ -34,7 +59,22 @@ pub fn analyse<G: Game>(session: &Session<G>) -> Option<Analysis<G::Move>> {
             (mv, value.for_mover())
         })
         .collect();
-    Some(Analysis { value, moves })
+    Ok(Analysis { value, moves })
+}
+
+/// Starts the build of the session's table if needed and waits for it
+/// until `stopped` says so; whether it is built.
+pub fn wait_until_built<G: Game>(session: &Session<G>, stopped: impl Fn() -> bool) -> bool {
+    if !is_built(session) {
+        build_in_background(session);
+        while !is_built(session) {
+            if stopped() {
+                return false;
+            }
+            std::thread::sleep(std::time::Duration::from_millis(1));
+        }
+    }
+    true
 }
 
 fn table_for<G: Game>(session: &Session<G>) -> Option<Arc<Solution>> {
@@ -60,11 +100,12 @@ pub fn build_in_background<G: Game>(session: &Session<G>) {
     solver::build_in_background(ruleset, start, session.position().clone());
 }
 
-/// Builds the table of the session's ruleset now (on `newgame`, before any
-/// clock runs), if the game is solvable.
+/// Starts building the table of the session's ruleset in the background
+/// (on `newgame`, so that it is ready before a clock runs), if the game is
+/// solvable and the table is not built yet.
 pub fn prepare<G: Game>(session: &Session<G>) {
-    if session.position().solver_key().is_some() {
-        table_for(session);
+    if session.position().solver_key().is_some() && !is_built(session) {
+        build_in_background(session);
     }
 }
 

@@ -14,6 +14,7 @@ mod hdk;
 mod kilkenny;
 mod layers;
 mod perft;
+mod pipelines;
 mod promises;
 mod protocol;
 mod protocol_doc;

@@ -196,76 +196,145 @@ fn isready_is_answered_during_long_work_and_stop_ends_it() {
 }
 
 #[test]
-fn isready_after_newgame_waits_for_the_solved_table() {
-    let mut engine = Live::start();
-    engine.send(&[
-        "newgame hdk board=large",
-        "isready",
-        "go wtime 100 btime 100",
-    ]);
-    assert!(engine.wait_for(PROMPT * 10, |l| l == "readyok").is_some());
-    // The table was built before readyok, so the timed search plays from it.
-    let solved = engine.wait_for(PROMPT, |l| l.starts_with("info string solved:"));
-    assert!(solved.is_some(), "{:?}", engine.seen);
+fn newgame_answers_at_once_while_its_solved_table_is_built_behind() {
+    for options in ["board=large", "board=large start=apex"] {
+        let mut engine = Live::start();
+        let newgame = format!("newgame hdk {options}");
+        let sent = engine.send(&[&newgame, "isready"]);
+        let (ready, _) = engine
+            .wait_for(PROMPT, |l| l == "readyok")
+            .expect("readyok after newgame");
+        // `solve` waits for the table that newgame started: set-up
+        // answered well before the table was done.
+        let asked = engine.send(&["solve"]);
+        let (solved, _) = engine
+            .wait_for(PROMPT * 10, |l| l.starts_with("Value: "))
+            .unwrap_or_else(|| panic!("no value: {:?}", engine.seen));
+        eprintln!(
+            "{options}: readyok {:?}, table {:?}",
+            ready - sent,
+            solved - sent
+        );
+        assert!(
+            (ready - sent) * 4 < solved - asked + (asked - sent),
+            "set-up waited for the table: readyok {:?}, table {:?}",
+            ready - sent,
+            solved - sent
+        );
+    }
 }
 
 #[test]
-fn an_overlong_line_gets_a_short_error_and_changes_nothing() {
-    let junk = "x".repeat(10_000_000);
-    let long_word = format!("go depth {}", "9".repeat(3_000_000));
-    let out = engine(&["newgame safari-dual", &junk, &long_word, "d", "go depth 1"]);
-    let errs = errors(&out);
-    assert_eq!(errs.len(), 2, "{}", &out[..out.len().min(2000)]);
-    assert!(errs.iter().all(|e| e.len() < 200), "{errs:?}");
-    assert!(errs[0].contains("longer than the limit"), "{}", errs[0]);
-    assert!(errs[1].contains("longer than the limit"), "{}", errs[1]);
-    assert!(out.contains("Notation: 2gel/3ge/E3g/GE3/LGE2 r 0"));
-    assert_eq!(bestmoves(&out).len(), 2, "the bad go and the good one");
-    // A long word below the line limit is echoed cut short.
-    let word = "y".repeat(100_000);
-    let out = engine(&[&word, &format!("newgame {word}"), &format!("move {word}")]);
-    let errs = errors(&out);
-    assert_eq!(errs.len(), 3, "{out}");
-    assert!(errs.iter().all(|e| e.len() < 300), "{errs:?}");
+fn options_alone_build_no_table_for_a_game_that_is_not_played() {
+    // A UGI runner's order: a ruleset option of the default game first,
+    // then the game it means. The engine logs each table it builds; the
+    // input stays open a while, so a build started would be seen.
+    use std::io::{Read, Write};
+    use std::process::{Command, Stdio};
+    let run = |lines: &str| {
+        let mut child = Command::new(env!("CARGO_BIN_EXE_menagerie"))
+            .env("RUST_LOG", "debug")
+            .stdin(Stdio::piped())
+            .stdout(Stdio::piped())
+            .stderr(Stdio::piped())
+            .spawn()
+            .unwrap();
+        let mut stdin = child.stdin.take().unwrap();
+        stdin.write_all(lines.as_bytes()).unwrap();
+        std::thread::sleep(Duration::from_millis(300));
+        drop(stdin);
+        let mut log = String::new();
+        child
+            .stderr
+            .take()
+            .unwrap()
+            .read_to_string(&mut log)
+            .unwrap();
+        assert!(child.wait().unwrap().success());
+        log
+    };
+    let log = run("ugi\nsetoption name hat-diviyan-keliya.board value large\nsetoption name UCI_Variant value safari-dual\nuginewgame\nisready\n");
+    assert!(log.contains("out: readyok"), "{log}");
+    assert!(!log.contains("building the solved table"), "{log}");
+    // The game chosen and a new game asked for: then it is built.
+    let log =
+        run("uci\nsetoption name hat-diviyan-keliya.board value large\nucinewgame\nisready\n");
+    assert!(log.contains("building the solved table"), "{log}");
 }
 
-#[test]
-fn clock_fields_the_game_cannot_use_are_refused() {
-    let out = engine(&[
-        "newgame kilkenny-cats players=3",
-        "move r3",
-        "go wtime 100 btime 100",
-        "go time 100 inc 10",
-        "newgame safari-dual",
-        "move b1c2",
-        "go wtime 1000 winc 10",
-        "go inc 10",
-    ]);
-    let errs = errors(&out);
-    assert_eq!(errs.len(), 3, "{out}");
-    assert!(errs[0].contains("give time and inc"), "{}", errs[0]);
-    assert!(errs[1].contains("no clock for the side to move (a); give btime"));
-    assert!(errs[2].contains("inc needs time"));
-    let moves = bestmoves(&out);
-    assert_eq!(moves, ["(none)", moves[1], "(none)", "(none)"], "{out}");
-    assert_ne!(moves[1], "(none)");
-}
-
-#[test]
-fn the_whole_matrix_of_games_options_and_limits_keeps_both_promises() {
-    // Every game and ruleset x Skill 0, 1, 10, 20 x Threads 1, 2, 4 x every
-    // kind of limit (examples/promises.rs). Timing is checked loosely here
-    // (a shared machine, other tests beside it); tools/promises.sh runs the
-    // long version and reports the real margins.
-    let out = std::process::Command::new(common::example("promises"))
-        .args(["matrix", "--quick", "--jobs", "2", "--tolerance", "250"])
-        .arg("--engine")
+/// Runs the engine inside a new memory control group limited to 1 GiB,
+/// when this test may make one (root, a writable cgroup file system);
+/// `None` otherwise.
+fn in_a_memory_group(input: &str) -> Option<String> {
+    use std::io::Write;
+    use std::process::{Command, Stdio};
+    let membership = std::fs::read_to_string("/proc/self/cgroup").ok()?;
+    // cgroup v2 (a single hierarchy) or v1 (the memory controller's own).
+    let (dir, limit_file) = membership.lines().find_map(|line| {
+        let mut fields = line.splitn(3, ':');
+        let (_, controllers, path) = (fields.next()?, fields.next()?, fields.next()?);
+        let path = path.trim_start_matches('/');
+        if controllers.is_empty()
+            && std::path::Path::new("/sys/fs/cgroup/cgroup.controllers").exists()
+        {
+            Some((format!("/sys/fs/cgroup/{path}"), "memory.max"))
+        } else if controllers.split(',').any(|c| c == "memory") {
+            Some((
+                format!("/sys/fs/cgroup/memory/{path}"),
+                "memory.limit_in_bytes",
+            ))
+        } else {
+            None
+        }
+    })?;
+    let group = format!("{dir}/menagerie-test-{}", std::process::id());
+    std::fs::create_dir(&group).ok()?;
+    let cleanup = scopeguard(group.clone());
+    std::fs::write(format!("{group}/{limit_file}"), "1073741824").ok()?;
+    let procs = format!("{group}/cgroup.procs");
+    let mut child = Command::new("sh")
+        .arg("-c")
+        .arg(format!("echo $$ > {procs} && exec \"$0\"",))
         .arg(env!("CARGO_BIN_EXE_menagerie"))
-        .output()
-        .expect("the matrix runs");
-    let text = String::from_utf8_lossy(&out.stdout);
-    eprintln!("{text}");
-    assert!(out.status.success(), "{text}");
-    assert!(text.contains("192 combinations"), "{text}");
-    assert!(text.contains("every go ended with one legal bestmove within its limit"));
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .spawn()
+        .ok()?;
+    child.stdin.take()?.write_all(input.as_bytes()).ok()?;
+    let output = child.wait_with_output().ok()?;
+    drop(cleanup);
+    output
+        .status
+        .success()
+        .then(|| String::from_utf8_lossy(&output.stdout).into_owned())
+}
+
+/// Removes the scratch control group when dropped.
+struct GroupGuard(String);
+
+fn scopeguard(group: String) -> GroupGuard {
+    GroupGuard(group)
+}
+
+impl Drop for GroupGuard {
+    fn drop(&mut self) {
+        let _ = std::fs::remove_dir(&self.0);
+    }
+}
+
+#[test]
+fn hash_is_checked_against_the_memory_the_process_may_really_use() {
+    let input = "setoption name Hash value 16384\nsetoption name Hash value 256\nisready\n";
+    let Some(out) = in_a_memory_group(input) else {
+        eprintln!("skipped: no memory control group can be made here (not root?)");
+        return;
+    };
+    let errors = errors(&out);
+    assert_eq!(errors.len(), 1, "{out}");
+    assert!(
+        errors[0]
+            .starts_with("info string error: setoption: option Hash: cannot allocate 16384 MiB"),
+        "{out}"
+    );
+    assert!(out.contains("readyok"));
 }

@@ -4,14 +4,21 @@
 //! Three threads: one reads input ([`input`]), one runs everything that may
 //! take long ([`worker`]: searches, perft, bench, solving, setting up a new
 //! game), and this one dispatches. While the worker is busy:
-//! - `quit` ends the process at once (within [`QUIT_GRACE`]);
 //! - `isready` and `stop` act at once, unless commands are waiting before
 //!   them: then they wait too, so that replies keep the order of the input
 //!   and a `stop` reaches the search its place in the input meant;
 //! - a `newgame` or `ucinewgame` still setting up makes `isready` wait for
 //!   it (UCI's meaning of `isready`: ready for the next command);
+//! - `quit` stops the running work at once (it still answers, as after
+//!   `stop`), and every command before `quit` is still answered in turn,
+//!   long work among them started already stopped: so a pipeline
+//!   `newgame ...` / `go depth 4` / `quit` prints its `bestmove`, as
+//!   Stockfish does;
 //! - every other command waits its turn, so a pipeline like
 //!   `go depth 4` / `move ...` / `go depth 4` behaves as written.
+//!
+//! Lines read ahead wait in a bounded [`input::Backlog`]: past it the
+//! input thread stops reading, and the writer's pipe holds the rest.
 
 mod answers;
 mod input;
@@ -35,6 +42,7 @@ use crate::runtime::EngineSession;
 use crate::search::time::{Clock, Request};
 use crate::search::{Limits, Settings, Shared};
 pub use input::command_lines;
+use input::Backlog;
 use options::{OptionError, Setting, HASH, MOVE_OVERHEAD};
 use worker::Job;
 
@@ -45,9 +53,13 @@ pub const AUTHOR: &str = "the menagerie developers";
 /// Longest input line read; the rest of a longer line is skipped and the
 /// line rejected, so a runaway writer cannot exhaust memory.
 pub const MAX_LINE: usize = 1 << 20;
-/// How long `quit` waits for running work to answer before the engine
-/// exits anyway.
-pub const QUIT_GRACE: Duration = Duration::from_millis(50);
+/// How long the engine, told to quit, waits for stopped work to answer
+/// before it exits anyway. Stopped work answers in milliseconds; only a
+/// bug could make it take this long.
+pub const QUIT_GRACE: Duration = Duration::from_secs(5);
+
+/// Stack of the worker thread.
+const WORKER_STACK: usize = 64 << 20;
 
 /// Exit status when a command failed in a run that stops at the first
 /// failure (arguments, or `--strict`).
@@ -81,6 +93,17 @@ pub(crate) enum Event {
     JobDone,
 }
 
+impl Event {
+    /// What the line holds of the input backlog.
+    fn held_bytes(&self) -> usize {
+        match self {
+            Event::Line(line) => line.len(),
+            Event::TooLong { first_word, .. } => first_word.len(),
+            Event::Eof | Event::JobDone => 0,
+        }
+    }
+}
+
 #[derive(Clone, Copy, PartialEq, Eq)]
 enum Flow {
     Continue,
@@ -104,6 +127,7 @@ enum EngineError {
     /// Both names of one clock, `wtime` and `p1time` say.
     SameClockTwice(&'static str, &'static str),
     LineTooLong(usize),
+    PerftTooDeep(u32),
 }
 
 impl fmt::Display for EngineError {
@@ -133,6 +157,12 @@ impl fmt::Display for EngineError {
                 f,
                 "line of {bytes} bytes is longer than the limit of {MAX_LINE}; skipped"
             ),
+            EngineError::PerftTooDeep(depth) => write!(
+                f,
+                "depth {depth} is over the limit of {}",
+                crate::game::perft::MAX_DEPTH
+            ),
+
         }
     }
 }
@@ -157,6 +187,12 @@ struct Running {
 /// A line, parsed: a command, or the error it gets in its turn.
 type Pending = Result<Command, Reply>;
 
+/// A line waiting for its turn, with what it holds of the backlog.
+struct Waiting {
+    parsed: Pending,
+    bytes: usize,
+}
+
 struct Engine {
     out: Output,
     session: Box<dyn EngineSession>,
@@ -176,8 +212,14 @@ struct Engine {
     /// by `position` or `newgame`, so a `position` that only adds moves to
     /// the last one plays just the new moves.
     base: Option<Option<String>>,
-    pending: VecDeque<Pending>,
+    pending: VecDeque<Waiting>,
+    /// Lines read ahead, bounded; `None` for command-line input, which is
+    /// all there from the start.
+    backlog: Option<Arc<Backlog>>,
     input_closed: bool,
+    /// `quit` has arrived: the commands before it are still answered,
+    /// their long work stopped at once; nothing after it is read.
+    quitting: bool,
     options: RunOptions,
     /// A job hit a bug, reported through the exit status.
     bug: bool,
@@ -192,26 +234,53 @@ pub fn run(input: Input, out: Output) -> i32 {
 /// [`run`], stopping at the first failed command if `options` say so.
 pub fn run_with(input: Input, out: Output, options: RunOptions) -> i32 {
     let (events, inbox) = channel();
-    match input {
+    let backlog = match input {
         Input::Stdin => {
             let events = events.clone();
-            std::thread::spawn(move || input::read_lines(std::io::stdin().lock(), &events));
+            let backlog = Arc::new(Backlog::default());
+            let reader = Arc::clone(&backlog);
+            std::thread::spawn(move || {
+                input::read_lines(std::io::stdin().lock(), &events, &reader)
+            });
+            Some(backlog)
         }
         Input::Lines(lines) => {
             for line in lines {
                 let _ = events.send(Event::Line(line));
             }
             let _ = events.send(Event::Eof);
+            None
         }
-    }
-    let mut engine = Engine::new(out, events, options);
-    for event in inbox {
+    };
+    let mut engine = Engine::new(out, events, options, backlog);
+    loop {
+        let event = if engine.quitting && engine.running.is_some() {
+            match inbox.recv_timeout(QUIT_GRACE) {
+                Ok(event) => event,
+                Err(_) => {
+                    log::error!("quit: the stopped work did not answer in time");
+                    break;
+                }
+            }
+        } else {
+            match inbox.recv() {
+                Ok(event) => event,
+                Err(_) => break,
+            }
+        };
+        let bytes = event.held_bytes();
         let flow = match event {
-            Event::Line(line) => engine.on_line(&line),
-            Event::TooLong { bytes, first_word } => engine.on_parsed(Err(Reply::error(
-                crate::text::clip(&first_word),
-                EngineError::LineTooLong(bytes),
-            ))),
+            Event::Line(line) => engine.on_line(&line, bytes),
+            Event::TooLong {
+                bytes: length,
+                first_word,
+            } => engine.on_parsed(
+                Err(Reply::error(
+                    crate::text::clip(&first_word),
+                    EngineError::LineTooLong(length),
+                )),
+                bytes,
+            ),
             Event::Eof => engine.on_eof(),
             Event::JobDone => engine.on_job_done(),
         };
@@ -223,11 +292,19 @@ pub fn run_with(input: Input, out: Output, options: RunOptions) -> i32 {
 }
 
 impl Engine {
-    fn new(out: Output, events: Sender<Event>, options: RunOptions) -> Engine {
+    fn new(
+        out: Output,
+        events: Sender<Event>,
+        options: RunOptions,
+        backlog: Option<Arc<Backlog>>,
+    ) -> Engine {
         let (jobs, inbox) = channel();
         let worker_out = out.clone();
         std::thread::Builder::new()
             .name("worker".into())
+            // Perft recurses once per ply (up to perft::MAX_DEPTH plies,
+            // twice that with dice); only the stack it touches is used.
+            .stack_size(WORKER_STACK)
             .spawn(move || worker::run(inbox, worker_out, events))
             .expect("a thread for the worker");
         let stop = Arc::new(AtomicBool::new(false));
@@ -247,7 +324,9 @@ impl Engine {
             ugi: false,
             running: None,
             pending: VecDeque::new(),
+            backlog,
             input_closed: false,
+            quitting: false,
             options,
             bug: false,
         }
@@ -266,38 +345,64 @@ impl Engine {
         self.options.fail_fast && self.out.errors() > 0
     }
 
-    fn on_line(&mut self, line: &str) -> Flow {
+    fn on_line(&mut self, line: &str, bytes: usize) -> Flow {
         let line = line.trim_end_matches(['\n', '\r']);
-        log::debug!("in: {}", crate::text::clip(line));
+        log::debug!("in: {line}");
         match parse_line(line) {
-            Ok(None) => Flow::Continue,
-            Ok(Some(command)) => self.on_parsed(Ok(command)),
-            Err(e) => self.on_parsed(Err(parse_error(&e))),
+            Ok(None) => {
+                self.answered(bytes);
+                Flow::Continue
+            }
+            Ok(Some(command)) => self.on_parsed(Ok(command), bytes),
+            Err(e) => self.on_parsed(Err(parse_error(&e)), bytes),
         }
     }
 
-    fn on_parsed(&mut self, parsed: Pending) -> Flow {
+    /// A line of `bytes` has been answered: room for one more.
+    fn answered(&self, bytes: usize) {
+        if let Some(backlog) = &self.backlog {
+            backlog.release(bytes);
+        }
+    }
+
+    fn on_parsed(&mut self, parsed: Pending, bytes: usize) -> Flow {
+        if self.quitting {
+            // Past `quit`: not read, as if never sent.
+            self.answered(bytes);
+            return Flow::Continue;
+        }
         if self.running.is_none() {
+            self.answered(bytes);
             return self.handle(parsed);
         }
         if self.pending.is_empty() {
             if let Some(flow) = self.urgent(&parsed) {
+                self.answered(bytes);
                 return flow;
             }
         }
         if matches!(parsed, Ok(Command::Quit)) {
-            return Flow::Quit;
+            self.answered(bytes);
+            self.begin_quit();
+            return Flow::Continue;
         }
-        self.pending.push_back(parsed);
+        self.pending.push_back(Waiting { parsed, bytes });
         Flow::Continue
     }
 
+    /// `quit` while work runs or waits: the running work stops now (and
+    /// answers as after `stop`); what waits before `quit` is still
+    /// answered, its long work started already stopped.
+    fn begin_quit(&mut self) {
+        self.quitting = true;
+        self.stop.store(true, Ordering::Relaxed);
+    }
+
     /// Acts on `parsed` at once if it may overtake the running job:
-    /// `quit`, and `isready` and `stop` unless a new game is being set up.
+    /// `isready` and `stop`, unless a new game is being set up.
     fn urgent(&mut self, parsed: &Pending) -> Option<Flow> {
         let busy = self.running.as_ref()?.busy;
         match parsed {
-            Ok(Command::Quit) => Some(Flow::Quit),
             Ok(Command::IsReady) if busy != Busy::Setup => {
                 self.reply(Reply::ReadyOk);
                 Some(Flow::Continue)
@@ -342,25 +447,31 @@ impl Engine {
     /// starts new work (then what may overtake it acts at once).
     fn on_job_done(&mut self) -> Flow {
         self.collect_job(None);
-        while let Some(parsed) = self.pending.pop_front() {
+        while let Some(waiting) = self.pending.pop_front() {
             if self.must_stop() {
                 return Flow::Quit;
             }
             if self.running.is_some() {
-                match self.urgent(&parsed) {
-                    Some(Flow::Quit) => return Flow::Quit,
-                    Some(Flow::Continue) => continue,
+                match self.urgent(&waiting.parsed) {
+                    Some(flow) => {
+                        self.answered(waiting.bytes);
+                        if flow == Flow::Quit {
+                            return flow;
+                        }
+                        continue;
+                    }
                     None => {
-                        self.pending.push_front(parsed);
+                        self.pending.push_front(waiting);
                         return Flow::Continue;
                     }
                 }
             }
-            if self.handle(parsed) == Flow::Quit {
+            self.answered(waiting.bytes);
+            if self.handle(waiting.parsed) == Flow::Quit {
                 return Flow::Quit;
             }
         }
-        if self.running.is_none() && self.input_closed {
+        if self.running.is_none() && (self.input_closed || self.quitting) {
             return Flow::Quit;
         }
         Flow::Continue
@@ -392,11 +503,12 @@ impl Engine {
         }
     }
 
-    /// Ends the engine: stops running work and gives it [`QUIT_GRACE`] to
-    /// answer; returns the exit status.
+    /// Ends the engine: stops running work (only a failed run of
+    /// `--strict` or arguments, or a stuck job, leaves any) and gives it
+    /// a moment to answer; returns the exit status.
     fn quit(&mut self) -> i32 {
         self.stop.store(true, Ordering::Relaxed);
-        if !self.collect_job(Some(QUIT_GRACE)) {
+        if !self.collect_job(Some(Duration::from_millis(50))) {
             log::debug!("quit: the worker did not finish in time");
         }
         if self.bug {
@@ -426,9 +538,10 @@ impl Engine {
         });
     }
 
-    /// A fresh stop signal for new work: `stop` before it does not count.
+    /// A fresh stop signal for new work: `stop` before it does not count,
+    /// but work queued before `quit` starts stopped.
     fn arm_stop(&self, stopped: bool) {
-        self.stop.store(stopped, Ordering::Relaxed);
+        self.stop.store(stopped || self.quitting, Ordering::Relaxed);
     }
 
     fn execute(&mut self, command: Command) -> Flow {
@@ -447,17 +560,20 @@ impl Engine {
             }
             Command::NewGame { game, options } => {
                 match registry::new_session_named(&game, &options) {
-                    Ok(session) => self.new_game(session),
+                    Ok(session) => self.new_game(session, true),
                     Err(e) => self.error(name, e),
                 }
             }
-            Command::UciNewGame | Command::UgiNewGame => self.setup(false),
+            Command::UciNewGame | Command::UgiNewGame => self.setup(true),
             Command::Position { notation, moves } => self.position(notation, moves),
             Command::Move { moves } => match self.session.play_moves(&moves) {
                 Ok(()) => self.announce_end(),
                 Err(e) => self.error(name, e),
             },
             Command::Go(params) => self.go(&params),
+            Command::Perft { depth } if depth > crate::game::perft::MAX_DEPTH => {
+                self.error(name, EngineError::PerftTooDeep(depth))
+            }
             Command::Perft { depth } => {
                 self.arm_stop(false);
                 let job = Job::Perft {
@@ -488,8 +604,10 @@ impl Engine {
                 }
             }
             Command::Solve => {
+                self.arm_stop(false);
                 let job = Job::Solve {
                     session: self.session.boxed(),
+                    stop: Arc::clone(&self.stop),
                 };
                 self.start(job, Busy::Work);
             }
@@ -528,8 +646,10 @@ impl Engine {
     }
 
     /// Makes `session` the game, remembers its ruleset for the options,
-    /// and sets it up on the worker.
-    fn new_game(&mut self, session: Box<dyn EngineSession>) {
+    /// and sets it up on the worker; `prepare`: also starts building what
+    /// its search wants (not for a game chosen by options alone, which a
+    /// GUI may set in any order before the game it means).
+    fn new_game(&mut self, session: Box<dyn EngineSession>, prepare: bool) {
         let words = session
             .ruleset()
             .to_string()
@@ -539,14 +659,16 @@ impl Engine {
         self.rules.insert(session.game_id(), words);
         self.session = session;
         self.base = Some(None);
-        self.setup(true);
+        self.setup(prepare);
     }
 
-    /// Empties the table and, for a new game, builds what its search wants,
-    /// on the worker: `isready` answers once it is done.
-    fn setup(&mut self, new_game: bool) {
+    /// Empties the table on the worker (`isready` answers once it is
+    /// done) and, with `prepare`, starts building in the background what
+    /// the current game's search wants (a solved table), so that set-up
+    /// never waits for it.
+    fn setup(&mut self, prepare: bool) {
         let job = Job::Setup {
-            session: new_game.then(|| self.session.boxed()),
+            session: prepare.then(|| self.session.boxed()),
             settings: self.settings,
             shared: Arc::clone(&self.shared),
         };
@@ -626,7 +748,7 @@ impl Engine {
         let session = game
             .session(words)
             .expect("option values come from the game's own list");
-        self.new_game(session);
+        self.new_game(session, false);
     }
 
     fn go(&mut self, params: &GoParams) {
@@ -687,10 +809,17 @@ impl Engine {
                 return Err(EngineError::TwoSeatClocks(seats))
             }
             None => {
-                let (time, inc, field) = if seat_order == 0 {
-                    (wtime, winc, "wtime")
+                // Advice in the words of the session's protocol.
+                let field = match (seat_order == 0, self.ugi) {
+                    (true, false) => "wtime",
+                    (false, false) => "btime",
+                    (true, true) => "p1time",
+                    (false, true) => "p2time",
+                };
+                let (time, inc) = if seat_order == 0 {
+                    (wtime, winc)
                 } else {
-                    (btime, binc, "btime")
+                    (btime, binc)
                 };
                 match time {
                     Some(time_ms) => Some((time_ms, inc.unwrap_or(0))),

@@ -12,7 +12,7 @@ use super::super::output::{InfoWriter, Output};
 use super::super::reply::Reply;
 use super::Event;
 use crate::bench::BenchKind;
-use crate::runtime::EngineSession;
+use crate::runtime::{EngineSession, Unsolved};
 use crate::search::{Limits, Settings, Shared};
 
 /// Long work handed to the worker.
@@ -34,9 +34,10 @@ pub enum Job {
     },
     Solve {
         session: Box<dyn EngineSession>,
+        stop: Arc<AtomicBool>,
     },
     /// What `newgame` and `ucinewgame` do before `isready` may answer:
-    /// empty the table and build what the game's search wants.
+    /// empty the table and start building what the game's search wants.
     Setup {
         session: Option<Box<dyn EngineSession>>,
         settings: Settings,
@@ -94,9 +95,14 @@ fn execute(job: Job, out: &Output) -> bool {
         Job::Bench { kind, stop } => {
             crate::bench::run(kind, &stop, &mut |line| out.reply(&Reply::parse(line)))
         }
-        Job::Solve { session } => match session.solve() {
-            None => out.error("solve", &super::EngineError::NotSolvable(session.game_id())),
-            Some((value, moves)) => {
+        Job::Solve { session, stop } => match session.solve(&stop) {
+            Err(Unsolved::NotSolvable) => {
+                out.error("solve", &super::EngineError::NotSolvable(session.game_id()))
+            }
+            Err(Unsolved::Stopped) => out.reply(&Reply::Remark(
+                "solve stopped before the solved table was built".to_string(),
+            )),
+            Ok((value, moves)) => {
                 for (mv, value) in moves {
                     out.reply(&Reply::Solved {
                         mv: Some(mv),

@@ -1,0 +1,590 @@
+//! The engine as shell pipelines use it: every game and ruleset x every
+//! command x followed by `quit`, by the end of input or by `stop`, the
+//! input written in one write or line by line. Every command before the
+//! end is answered, in order; long work cut short by `quit` or `stop`
+//! still answers as `stop` promises; every `go` ends with one legal
+//! `bestmove`.
+
+use std::io::Write;
+use std::process::{Command, Stdio};
+use std::time::Duration;
+
+use menagerie::runtime::registry::GAMES;
+
+/// How the input ends after the command under test.
+#[derive(Clone, Copy, Debug, PartialEq)]
+enum End {
+    Quit,
+    InputEnds,
+    Stop,
+}
+
+/// How the input is written.
+#[derive(Clone, Copy, Debug, PartialEq)]
+enum Writes {
+    OneWrite,
+    LineByLine,
+}
+
+/// One run: the lines sent and what the engine printed.
+struct Run {
+    input: Vec<String>,
+    output: String,
+}
+
+fn run(lines: &[String], end: End, writes: Writes) -> Run {
+    let mut input: Vec<String> = lines.to_vec();
+    match end {
+        End::Quit => input.push("quit".into()),
+        End::Stop => input.push("stop".into()),
+        End::InputEnds => {}
+    }
+    let mut child = Command::new(env!("CARGO_BIN_EXE_menagerie"))
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .expect("the engine starts");
+    let mut stdin = child.stdin.take().unwrap();
+    let text = input.iter().map(|l| format!("{l}\n")).collect::<String>();
+    let writer = {
+        let input = input.clone();
+        std::thread::spawn(move || {
+            match writes {
+                Writes::OneWrite => {
+                    let _ = stdin.write_all(text.as_bytes());
+                }
+                Writes::LineByLine => {
+                    for line in input {
+                        if stdin.write_all(format!("{line}\n").as_bytes()).is_err() {
+                            break;
+                        }
+                        let _ = stdin.flush();
+                        std::thread::sleep(Duration::from_millis(3));
+                    }
+                }
+            }
+            drop(stdin);
+        })
+    };
+    let output = wait_with_deadline(child, Duration::from_secs(60));
+    writer.join().unwrap();
+    let stderr = String::from_utf8_lossy(&output.stderr);
+    assert!(
+        output.status.success() && !stderr.contains("panicked"),
+        "{input:?}: {} {stderr}",
+        output.status
+    );
+    Run {
+        input,
+        output: String::from_utf8(output.stdout).expect("UTF-8"),
+    }
+}
+
+fn wait_with_deadline(child: std::process::Child, deadline: Duration) -> std::process::Output {
+    let pid = child.id();
+    let (done, finished) = std::sync::mpsc::channel();
+    std::thread::spawn(move || {
+        let _ = done.send(child.wait_with_output());
+    });
+    match finished.recv_timeout(deadline) {
+        Ok(output) => output.expect("the engine ran"),
+        Err(_) => {
+            // SAFETY: a plain signal to the engine this test started.
+            unsafe { libc::kill(pid as i32, libc::SIGKILL) };
+            panic!("the engine did not end within {deadline:?}");
+        }
+    }
+}
+
+/// A command under test and what must answer it, whatever ends the input.
+struct Case {
+    command: &'static str,
+    /// Long work that `quit` or `stop` may cut short.
+    long: bool,
+}
+
+const CASES: &[Case] = &[
+    Case {
+        command: "isready",
+        long: false,
+    },
+    Case {
+        command: "d",
+        long: false,
+    },
+    Case {
+        command: "legal",
+        long: false,
+    },
+    Case {
+        command: "query gameover",
+        long: false,
+    },
+    Case {
+        command: "query status",
+        long: false,
+    },
+    Case {
+        command: "games",
+        long: false,
+    },
+    Case {
+        command: "help",
+        long: false,
+    },
+    Case {
+        command: "uci",
+        long: false,
+    },
+    Case {
+        command: "ucinewgame",
+        long: false,
+    },
+    Case {
+        command: "setoption name Skill value 10",
+        long: false,
+    },
+    Case {
+        command: "position startpos",
+        long: false,
+    },
+    Case {
+        command: "perft 2",
+        long: true,
+    },
+    Case {
+        command: "go perft 3",
+        long: true,
+    },
+    Case {
+        command: "solve",
+        long: true,
+    },
+    Case {
+        command: "go depth 3",
+        long: true,
+    },
+    Case {
+        command: "go nodes 3000",
+        long: true,
+    },
+    Case {
+        command: "go movetime 30",
+        long: true,
+    },
+    Case {
+        command: "go infinite",
+        long: true,
+    },
+    Case {
+        command: "go",
+        long: true,
+    },
+    Case {
+        command: "bench",
+        long: true,
+    },
+];
+
+/// Checks the answer to the last command before the end.
+fn check(run: &Run, case: &Case, end: End, legal: &[String], solvable: bool) {
+    let out = &run.output;
+    let what = format!("{:?} -> {out}", run.input);
+    let errors: Vec<&str> = out
+        .lines()
+        .filter(|l| l.starts_with("info string error"))
+        .collect();
+    let cut_short = case.long && end != End::InputEnds;
+    match case.command {
+        "isready" => assert!(out.lines().any(|l| l == "readyok"), "{what}"),
+        "d" => assert!(out.lines().any(|l| l.starts_with("Status: ")), "{what}"),
+        "legal" => assert!(out.lines().any(|l| l.starts_with("legal")), "{what}"),
+        "query gameover" => assert!(out.lines().any(|l| l == "response false"), "{what}"),
+        "query status" => assert!(out.lines().any(|l| l == "response ongoing"), "{what}"),
+        "games" => assert_eq!(out.lines().last(), Some("gamesok"), "{what}"),
+        "help" => assert!(out.contains("Commands"), "{what}"),
+        "uci" => assert_eq!(out.lines().last(), Some("uciok"), "{what}"),
+        "perft 2" | "go perft 3" => {
+            let total = out.lines().any(|l| l.starts_with("Nodes searched: "));
+            let stopped = out
+                .lines()
+                .any(|l| l.starts_with("info string perft stopped: "));
+            assert!(total || (cut_short && stopped), "{what}");
+        }
+        "solve" if solvable => {
+            let value = out.lines().any(|l| l.starts_with("Value: "));
+            let stopped = out.contains("info string solve stopped");
+            assert!(value || (cut_short && stopped), "{what}");
+        }
+        "solve" => assert!(errors.len() == 1 && errors[0].contains("solve: "), "{what}"),
+        "bench" => {
+            let total = out.lines().any(|l| l.starts_with("Nodes/second"));
+            let stopped = out.contains("info string bench stopped");
+            assert!(total || (cut_short && stopped), "{what}");
+        }
+        go if go.starts_with("go") => {
+            let moves: Vec<&str> = out
+                .lines()
+                .filter_map(|l| l.strip_prefix("bestmove "))
+                .collect();
+            assert_eq!(moves.len(), 1, "one bestmove: {what}");
+            assert!(
+                legal.iter().any(|m| m == moves[0]),
+                "a legal bestmove: {what}"
+            );
+        }
+        _ => assert_eq!(out, "", "{what}"),
+    }
+    if case.command != "solve" {
+        assert!(errors.is_empty(), "{what}");
+    }
+}
+
+/// Every game and ruleset, with the moves that bring it to a position
+/// where a player chooses (a roll first in games with dice).
+fn positions() -> Vec<(String, Vec<String>, Vec<String>, bool)> {
+    let mut positions = Vec::new();
+    for game in GAMES {
+        for ruleset in game.all_rulesets() {
+            let words: Vec<String> = ruleset
+                .to_string()
+                .split_whitespace()
+                .map(String::from)
+                .collect();
+            let mut session = game.session(&words).unwrap();
+            let mut setup = Vec::new();
+            if session.awaiting_chance() {
+                let roll = session.legal_moves()[2].clone();
+                session.play_moves(std::slice::from_ref(&roll)).unwrap();
+                setup.push(format!("move {roll}"));
+            }
+            let newgame = format!("newgame {} {}", game.id, words.join(" "));
+            let mut lines = vec![newgame.trim_end().to_string()];
+            lines.extend(setup);
+            let solvable = game.id == "hat-diviyan-keliya";
+            positions.push((game.id.to_string(), lines, session.legal_moves(), solvable));
+        }
+    }
+    positions
+}
+
+#[test]
+fn every_command_is_answered_before_quit_end_of_input_or_stop() {
+    let positions = positions();
+    assert_eq!(positions.len(), 16, "every ruleset of every game");
+    let mut jobs = Vec::new();
+    for (game, setup, legal, solvable) in &positions {
+        for case in CASES {
+            // The bench is the same in every game: once per game is enough.
+            if case.command == "bench" && setup[0] != format!("newgame {game}") {
+                continue;
+            }
+            for end in [End::Quit, End::InputEnds, End::Stop] {
+                for writes in [Writes::OneWrite, Writes::LineByLine] {
+                    jobs.push((setup, legal, *solvable, case, end, writes));
+                }
+            }
+        }
+    }
+    let next = std::sync::atomic::AtomicUsize::new(0);
+    std::thread::scope(|scope| {
+        for _ in 0..4 {
+            scope.spawn(|| loop {
+                let i = next.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+                let Some(&(setup, legal, solvable, case, end, writes)) = jobs.get(i) else {
+                    break;
+                };
+                let mut lines = setup.clone();
+                lines.push(case.command.to_string());
+                let run = run(&lines, end, writes);
+                check(&run, case, end, legal, solvable);
+            });
+        }
+    });
+}
+
+#[test]
+fn queued_commands_before_quit_are_all_answered_in_order() {
+    // The report that started this: nothing printed at all. (An `isready`
+    // right after long work would be answered at once, as UCI wants.)
+    let lines: Vec<String> = [
+        "newgame hat-diviyan-keliya board=large",
+        "isready",
+        "d",
+        "go depth 4",
+        "legal",
+        "perft 3",
+        "query gameover",
+        "solve",
+        "d",
+    ]
+    .iter()
+    .map(|s| s.to_string())
+    .collect();
+    for writes in [Writes::OneWrite, Writes::LineByLine] {
+        let run = run(&lines, End::Quit, writes);
+        // The line that ends each command's answer, named by command.
+        let answers: Vec<&str> = run
+            .output
+            .lines()
+            .filter_map(|l| match l {
+                "readyok" => Some("isready"),
+                l if l.starts_with("Status:") => Some("d"),
+                l if l.starts_with("bestmove ") => Some("go"),
+                l if l.starts_with("legal") => Some("legal"),
+                l if l.starts_with("Nodes searched")
+                    || l.starts_with("info string perft stopped") =>
+                {
+                    Some("perft")
+                }
+                l if l.starts_with("response ") => Some("query"),
+                l if l.starts_with("Value: ") || l.starts_with("info string solve stopped") => {
+                    Some("solve")
+                }
+                _ => None,
+            })
+            .collect();
+        assert_eq!(
+            answers,
+            ["isready", "d", "go", "legal", "perft", "query", "solve", "d"],
+            "{}",
+            run.output
+        );
+    }
+}
+
+#[test]
+fn the_end_of_input_lets_long_work_finish_but_quit_stops_it() {
+    let lines: Vec<String> = ["newgame safari-dual", "perft 7"]
+        .iter()
+        .map(|s| s.to_string())
+        .collect();
+    let finished = run(&lines, End::InputEnds, Writes::OneWrite);
+    assert!(
+        finished.output.contains("Nodes searched: "),
+        "{}",
+        finished.output
+    );
+    let started = std::time::Instant::now();
+    let stopped = run(&lines, End::Quit, Writes::OneWrite);
+    assert!(
+        stopped.output.contains("info string perft stopped: "),
+        "{}",
+        stopped.output
+    );
+    assert!(started.elapsed() < Duration::from_secs(5));
+}
+
+/// Peak resident memory of a process, in KiB.
+fn peak_kib(pid: u32) -> u64 {
+    let status = std::fs::read_to_string(format!("/proc/{pid}/status")).unwrap_or_default();
+    status
+        .lines()
+        .find_map(|l| l.strip_prefix("VmHWM:"))
+        .and_then(|v| v.trim().trim_end_matches("kB").trim().parse().ok())
+        .unwrap_or(0)
+}
+
+/// Starts the engine with `first` sent, then a thread writing `line`
+/// `count` times; returns the child and a counter of lines written.
+fn flood(
+    first: &str,
+    line: &'static str,
+    count: usize,
+) -> (
+    std::process::Child,
+    std::sync::Arc<std::sync::atomic::AtomicUsize>,
+    std::thread::JoinHandle<()>,
+) {
+    use std::sync::atomic::{AtomicUsize, Ordering};
+    let mut child = Command::new(env!("CARGO_BIN_EXE_menagerie"))
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::null())
+        .spawn()
+        .unwrap();
+    let mut stdin = child.stdin.take().unwrap();
+    stdin.write_all(first.as_bytes()).unwrap();
+    let written = std::sync::Arc::new(AtomicUsize::new(0));
+    let counter = std::sync::Arc::clone(&written);
+    let writer = std::thread::spawn(move || {
+        let chunk = line.repeat(1000);
+        for _ in 0..count / 1000 {
+            if stdin.write_all(chunk.as_bytes()).is_err() {
+                return;
+            }
+            counter.fetch_add(1000, Ordering::Relaxed);
+        }
+    });
+    (child, written, writer)
+}
+
+#[test]
+fn lines_sent_faster_than_answered_wait_in_the_pipe_not_in_memory() {
+    use std::io::BufRead;
+    use std::sync::atomic::Ordering;
+    // 2,000,000 queries (22 MB) behind a 2-second search: the engine
+    // reads ahead a bounded backlog, the rest waits in the writer's pipe.
+    let lines = 2_000_000;
+    let (mut child, written, writer) = flood(
+        "newgame safari-dual\ngo movetime 2000\n",
+        "query side\n",
+        lines,
+    );
+    std::thread::sleep(Duration::from_millis(1000));
+    let during = written.load(Ordering::Relaxed);
+    let peak = peak_kib(child.id());
+    assert!(
+        during < lines / 10,
+        "the engine read {during} lines ahead during the search"
+    );
+    assert!(peak < 100_000, "peak memory {peak} KiB while flooded");
+    // Then every line is answered, in order, after the bestmove.
+    let stdout = std::io::BufReader::new(child.stdout.take().unwrap());
+    let mut answers = 0;
+    let mut bestmove_at = None;
+    for (i, line) in stdout.lines().enumerate() {
+        let line = line.unwrap();
+        if line.starts_with("bestmove ") {
+            bestmove_at = Some(i);
+        } else if line == "response r" {
+            assert!(bestmove_at.is_some(), "answered before the search ended");
+            answers += 1;
+        }
+    }
+    writer.join().unwrap();
+    assert!(child.wait().unwrap().success());
+    assert_eq!(answers, lines, "every line answered");
+    eprintln!("read ahead during the search: {during} lines; peak {peak} KiB");
+}
+
+#[test]
+fn an_engine_whose_output_nobody_reads_stops_reading_its_input() {
+    use std::io::Read;
+    use std::sync::atomic::Ordering;
+    let lines = 3_000_000;
+    let (mut child, written, writer) = flood("", "isready\n", lines);
+    // Nobody reads: the engine blocks writing readyok, stops reading, and
+    // the writer blocks on the full pipe.
+    std::thread::sleep(Duration::from_millis(1000));
+    let stalled = written.load(Ordering::Relaxed);
+    std::thread::sleep(Duration::from_millis(300));
+    assert_eq!(
+        written.load(Ordering::Relaxed),
+        stalled,
+        "the writer still writes"
+    );
+    assert!(stalled < lines / 10, "{stalled} lines read with no reader");
+    let peak = peak_kib(child.id());
+    assert!(peak < 100_000, "peak memory {peak} KiB");
+    // A reader comes: every isready gets its readyok.
+    let mut output = String::new();
+    child
+        .stdout
+        .take()
+        .unwrap()
+        .read_to_string(&mut output)
+        .unwrap();
+    writer.join().unwrap();
+    assert!(child.wait().unwrap().success());
+    assert_eq!(output.matches("readyok\n").count(), lines);
+}
+
+#[test]
+fn perft_is_bounded_in_depth_stoppable_at_any_depth_and_costs_no_memory_up_front() {
+    for game in [
+        "hat-diviyan-keliya",
+        "awithlaknannai-mosona",
+        "safari-dual",
+        "kilkenny-cats players=4",
+    ] {
+        // Past the limit: one error, nothing else changes.
+        let out = crate::common::engine(&[
+            &format!("newgame {game}"),
+            "perft 30000",
+            "go perft 4294967295",
+            "isready",
+        ]);
+        let errors: Vec<&str> = out
+            .lines()
+            .filter(|l| l.starts_with("info string error"))
+            .collect();
+        assert_eq!(
+            errors,
+            [
+                "info string error: perft: depth 30000 is over the limit of 1000",
+                "info string error: perft: depth 4294967295 is over the limit of 1000"
+            ],
+            "{out}"
+        );
+        // At the limit: it runs, without a stack overflow or a growing
+        // heap, and stop ends it.
+        let mut engine = crate::common::Live::start();
+        engine.send(&[&format!("newgame {game}"), "perft 1000"]);
+        std::thread::sleep(Duration::from_millis(700));
+        engine.send(&["stop", "isready"]);
+        assert!(
+            engine
+                .wait_for(Duration::from_secs(2), |l| l
+                    .starts_with("info string perft stopped"))
+                .is_some(),
+            "{game}: {:?}",
+            engine.seen
+        );
+        // (isready may overtake the stopped perft's last line.)
+        assert!(
+            engine.seen.iter().any(|l| l == "readyok")
+                || engine
+                    .wait_for(Duration::from_secs(2), |l| l == "readyok")
+                    .is_some()
+        );
+    }
+}
+
+#[test]
+fn a_proven_result_ends_the_deepening() {
+    // Every legal move reaches the no-progress limit at once: a draw the
+    // first iteration proves, in a game without and one with dice.
+    for (setup, go) in [
+        ("newgame safari-dual\nposition fen 2gel/3ge/E3g/GE3/LGE2 r 99", "go depth 60"),
+        ("newgame safari-dual\nposition fen 2gel/3ge/E3g/GE3/LGE2 r 99", "go infinite"),
+        (
+            "newgame kilkenny-cats\nposition fen 14/14/3NNNNNNNN3/14/14/14/14/14/14/14/14/3SSSSSSSS3/14/14 s 3 sn -------- 199",
+            "go depth 60",
+        ),
+    ] {
+        let mut engine = crate::common::Live::start();
+        engine.send(&[setup, go]);
+        std::thread::sleep(Duration::from_millis(300));
+        engine.send(&["stop"]);
+        engine
+            .wait_for(Duration::from_secs(5), |l| l.starts_with("bestmove "))
+            .unwrap_or_else(|| panic!("{setup} {go}: {:?}", engine.seen));
+        let infos = engine.seen.iter().filter(|l| l.starts_with("info depth")).count();
+        assert_eq!(infos, 1, "{setup} {go}: {:?}", engine.seen);
+    }
+}
+
+#[test]
+fn quit_during_set_up_or_solve_takes_milliseconds() {
+    for lines in [
+        &["newgame hdk board=large"][..],
+        &["newgame hdk board=large start=apex", "solve"][..],
+        &["newgame hdk board=large", "go depth 30"][..],
+    ] {
+        let mut engine = crate::common::Live::start();
+        engine.send(lines);
+        let sent = engine.send(&["quit"]);
+        let (ended, status) = engine
+            .wait_exit(Duration::from_secs(2))
+            .expect("quit ends it");
+        assert!(status.success());
+        eprintln!("quit after {lines:?}: {:?}", ended - sent);
+        assert!(
+            ended - sent < Duration::from_millis(300),
+            "{lines:?}: {:?}",
+            ended - sent
+        );
+    }
+}
