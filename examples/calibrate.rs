@@ -28,11 +28,11 @@ macro_rules! say {
     };
 }
 
-use menagerie::game::ruleset::Ruleset;
-use menagerie::game::Game;
-use menagerie::games::kilkenny::{Kilkenny, NORTH, SOUTH};
-use menagerie::games::kilkenny_eval::{features, weights, FEATURES};
-use menagerie::referee::record::Record;
+use menagerie_referee::record::Record;
+use menagerie_rules::game::ruleset::Ruleset;
+use menagerie_rules::game::Game;
+use menagerie_rules::games::kilkenny::{Kilkenny, NORTH, SOUTH};
+use menagerie_rules::games::kilkenny_eval::{features, weights, FEATURES};
 
 struct Sample {
     eval: f64,

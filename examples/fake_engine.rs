@@ -27,11 +27,11 @@ use std::io::{BufRead, Write};
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
-use menagerie::protocol::command::{parse_line, Command};
-use menagerie::protocol::reply::{IdField, OptionKind, OptionLine, Reply};
-use menagerie::rng::Rng;
-use menagerie::runtime::registry;
-use menagerie::runtime::EngineSession;
+use menagerie_rules::catalogue::{self, GAMES};
+use menagerie_rules::game::session::DynSession;
+use menagerie_rules::rng::Rng;
+use menagerie_wire::command::{parse_line, Command};
+use menagerie_wire::reply::{IdField, OptionKind, OptionLine, Reply};
 
 type Out = Arc<Mutex<std::io::Stdout>>;
 
@@ -76,7 +76,7 @@ fn main() {
         }
     }
 
-    let mut session = registry::default_session();
+    let mut session = GAMES[0].session::<&str>(&[]).expect("the default ruleset");
     let mut asked = 0u32;
     for line in std::io::stdin().lock().lines() {
         let Ok(line) = line else { break };
@@ -118,7 +118,7 @@ fn main() {
                 }
             }
             Ok(Some(Command::NewGame { game, options })) => {
-                if let Ok(s) = registry::new_session_named(&game, &options) {
+                if let Ok(s) = catalogue::new_session_named(&GAMES, &game, &options) {
                     session = s;
                 }
             }
@@ -173,7 +173,7 @@ fn main() {
     }
 }
 
-fn random_move(session: &dyn EngineSession, seed: u64, asked: u32) -> Reply {
+fn random_move(session: &dyn DynSession, seed: u64, asked: u32) -> Reply {
     let moves = session.legal_moves();
     if moves.is_empty() {
         return Reply::BestMove(None);

@@ -24,12 +24,12 @@ use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 
-use menagerie::game::Status;
-use menagerie::protocol::command::{parse_line, Command};
-use menagerie::protocol::reply::Reply;
-use menagerie::referee::process::{EngineProcess, Heard};
-use menagerie::rng::Rng;
-use menagerie::runtime::registry::{GameEntry, GAMES};
+use menagerie_referee::process::{EngineProcess, Heard};
+use menagerie_rules::catalogue::{GameEntry, GAMES};
+use menagerie_rules::game::Status;
+use menagerie_rules::rng::Rng;
+use menagerie_wire::command::{parse_line, Command};
+use menagerie_wire::reply::Reply;
 
 const SKILLS: [u8; 4] = [0, 1, 10, 20];
 const THREADS: [u32; 3] = [1, 2, 4];
@@ -263,7 +263,7 @@ struct Combo {
 
 fn matrix(engine: &str, quick: bool, jobs: usize, tolerance: u64, hogs: usize) -> bool {
     let mut combos = Vec::new();
-    for entry in GAMES {
+    for entry in &GAMES {
         for ruleset in entry.all_rulesets() {
             let words: Vec<String> = ruleset
                 .to_string()
@@ -529,7 +529,7 @@ fn timing(engine: &str, tc: &str, games: u32, hogs: usize) -> bool {
     println!(
         "timing: clock {base} ms + {inc} ms per move, {hogs} hog(s), {games} game(s) per game"
     );
-    for entry in GAMES {
+    for entry in &GAMES {
         let words: Vec<String> = Vec::new();
         let mut process =
             EngineProcess::start(&[engine.to_string()], "engine", Duration::from_secs(10))
@@ -551,11 +551,7 @@ fn timing(engine: &str, tc: &str, games: u32, hogs: usize) -> bool {
             let mut clocks = vec![base; seats.len()];
             let mut played: Vec<String> = Vec::new();
             while session.status() == Status::Ongoing && played.len() < 400 {
-                if session.awaiting_chance() {
-                    let roll = format!("r{}", rng.die());
-                    session
-                        .play_moves(std::slice::from_ref(&roll))
-                        .expect("a roll");
+                if let Some(roll) = session.play_chance(&mut rng) {
                     played.push(roll);
                     continue;
                 }

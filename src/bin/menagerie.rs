@@ -3,10 +3,8 @@
 use std::io::IsTerminal;
 
 use clap::Parser;
-use menagerie::protocol::engine::{
-    command_lines, run_with, RunOptions, AUTHOR, EXIT_BUG, EXIT_FAILED, NAME, VERSION,
-};
-use menagerie::protocol::{Input, Output};
+use menagerie_engine::driver::{AUTHOR, EXIT_BUG, EXIT_FAILED, NAME, VERSION};
+use menagerie_engine::{command_lines, run_with, Input, Output, RunOptions};
 
 /// An engine for four small traditional board games, speaking a UCI-like
 /// protocol on stdin/stdout (see protocol.md).
@@ -55,7 +53,11 @@ fn main() {
     } else {
         (Input::Lines(command_lines(args.lines)), true)
     };
-    let status = run_with(input, Output::stdout(), RunOptions { fail_fast });
+    let options = RunOptions {
+        fail_fast,
+        ..RunOptions::default()
+    };
+    let status = run_with(input, Output::stdout(), options);
     debug_assert!([0, EXIT_FAILED, EXIT_BUG].contains(&status));
     std::process::exit(status);
 }

@@ -4,8 +4,8 @@
 use std::fmt;
 
 use super::spec::Limit;
-use crate::game::{Seat, MAX_SEATS};
-use crate::protocol::command::GoParams;
+use menagerie_rules::game::{Seat, MAX_SEATS};
+use menagerie_wire::command::GoParams;
 
 /// A move that took longer than its limit allowed.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]

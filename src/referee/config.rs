@@ -7,7 +7,7 @@ use std::time::Duration;
 
 use super::spec::{EngineSpec, Limit};
 use super::stats::Sprt;
-use crate::runtime::registry::GameEntry;
+use menagerie_rules::catalogue::GameEntry;
 
 pub struct MatchConfig {
     pub engines: [EngineSpec; 2],

@@ -15,12 +15,12 @@ use std::time::{Duration, Instant};
 use super::clock::{Clocks, Overrun};
 use super::process::{describe, EngineProcess, Heard};
 use super::spec::Limit;
-use crate::game::{EndReason, Outcome, Seat, Status, MAX_SEATS};
-use crate::protocol::command::Command;
-use crate::protocol::reply::{Reply, ScoreText};
-use crate::rng::Rng;
-use crate::runtime::registry::GameEntry;
-use crate::runtime::EngineSession;
+use menagerie_rules::catalogue::GameEntry;
+use menagerie_rules::game::session::DynSession;
+use menagerie_rules::game::{EndReason, Outcome, Seat, Status, MAX_SEATS};
+use menagerie_rules::rng::Rng;
+use menagerie_wire::command::Command;
+use menagerie_wire::reply::{Reply, ScoreText};
 
 /// Why an engine lost by forfeit.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -225,12 +225,9 @@ pub fn play(
             game.referee += mark.elapsed();
             return Some(game.finish(Ending::Rules { outcome, reason }, session.as_ref()));
         }
-        if session.awaiting_chance() {
-            let roll = format!("r{}", dice.die());
-            session
-                .play_moves(std::slice::from_ref(&roll))
-                .expect("every roll is legal at a chance node");
-            game.moves.push(roll);
+        // Chance moves as the game's own chance device draws them.
+        if let Some(outcome) = session.play_chance(&mut dice) {
+            game.moves.push(outcome);
             continue;
         }
         if spec.max_plies.is_some_and(|max| plies >= max) {
@@ -291,7 +288,7 @@ impl Game<'_> {
         engine: usize,
         forfeit: Forfeit,
         process: &mut EngineProcess,
-        session: &dyn EngineSession,
+        session: &dyn DynSession,
     ) -> Finished {
         let said = process.take_errors().pop();
         self.finish(
@@ -304,7 +301,7 @@ impl Game<'_> {
         )
     }
 
-    fn finish(self, ending: Ending, session: &dyn EngineSession) -> Finished {
+    fn finish(self, ending: Ending, session: &dyn DynSession) -> Finished {
         let spec = self.spec;
         let (points, winning_seat) = match &ending {
             Ending::Rules {
@@ -454,7 +451,7 @@ fn ask_move(
                     other => {
                         return Turn::Failed(Forfeit::Garbage(format!(
                             "'{}'",
-                            crate::text::clip(&other.to_string())
+                            menagerie_rules::text::clip(&other.to_string())
                         )))
                     }
                 }

@@ -11,17 +11,21 @@
 //!   bounded.
 //! - On Linux the engine also dies when the thread that started it does
 //!   (`PR_SET_PDEATHSIG`), so a killed referee leaves no engine behind.
+//!
+//! The process group itself is `menagerie_os::group`'s.
 
 use std::fmt;
-use std::io::{BufRead, BufReader, Read, Write};
-use std::process::{Child, ChildStdin, Command, ExitStatus, Stdio};
+use std::io::{BufReader, Read, Write};
+use std::process::{ChildStdin, ExitStatus};
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::mpsc::{sync_channel, Receiver, RecvTimeoutError, SyncSender, TrySendError};
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 
-use crate::protocol::command::Command as ProtocolCommand;
-use crate::protocol::reply::{OptionLine, Reply};
+use menagerie_os::group::Group;
+use menagerie_os::lines::BoundedLines;
+use menagerie_wire::command::Command as ProtocolCommand;
+use menagerie_wire::reply::{OptionLine, Reply};
 
 /// Unread lines kept per engine; more is flooding.
 pub const MAX_PENDING: usize = 1024;
@@ -92,7 +96,7 @@ enum Raw {
 }
 
 pub struct EngineProcess {
-    child: Child,
+    group: Group,
     stdin: ChildStdin,
     lines: Receiver<Raw>,
     overflow: Arc<AtomicBool>,
@@ -114,15 +118,15 @@ impl EngineProcess {
         name: &str,
         timeout: Duration,
     ) -> Result<EngineProcess, StartError> {
-        let mut child = spawn_in_own_group(command).map_err(StartError::Spawn)?;
-        let stdin = child.stdin.take().expect("stdin is piped");
-        let stdout = child.stdout.take().expect("stdout is piped");
+        let mut group = Group::spawn(command).map_err(StartError::Spawn)?;
+        let stdin = group.take_stdin().expect("stdin is piped");
+        let stdout = group.take_stdout().expect("stdout is piped");
         let (sender, lines) = sync_channel(MAX_PENDING);
         let overflow = Arc::new(AtomicBool::new(false));
         let flag = Arc::clone(&overflow);
         std::thread::spawn(move || read_lines(stdout, &sender, &flag));
         let mut engine = EngineProcess {
-            child,
+            group,
             stdin,
             lines,
             overflow,
@@ -204,7 +208,7 @@ impl EngineProcess {
                 self.pings += 1;
             }
             let line = command.to_string();
-            log::debug!("{} < {}", self.name, crate::text::clip(&line));
+            log::debug!("{} < {}", self.name, menagerie_rules::text::clip(&line));
             buffer.push_str(&line);
             buffer.push('\n');
         }
@@ -259,7 +263,7 @@ impl EngineProcess {
     fn heard(&mut self, raw: Raw) -> Heard {
         match raw {
             Raw::Line(line) => {
-                log::debug!("{} > {}", self.name, crate::text::clip(&line));
+                log::debug!("{} > {}", self.name, menagerie_rules::text::clip(&line));
                 let reply = Reply::read(&line);
                 if reply == Reply::ReadyOk {
                     self.pings = self.pings.saturating_sub(1);
@@ -301,15 +305,13 @@ impl EngineProcess {
 
     /// The process id, which is also the id of its process group.
     pub fn id(&self) -> u32 {
-        self.child.id()
+        self.group.id()
     }
 
     /// How the process ended, if it has.
     fn exit_status(&mut self) -> Option<String> {
         if self.exited.is_none() {
-            if let Ok(Some(status)) = self.child.try_wait() {
-                self.exited = Some(describe_status(status));
-            }
+            self.exited = self.group.exit_status().map(describe_status);
         }
         self.exited.clone()
     }
@@ -333,7 +335,7 @@ impl EngineProcess {
 
     /// Kills the engine's whole process group and reaps the engine.
     pub fn kill(&mut self) {
-        kill_group(&mut self.child);
+        self.group.kill();
     }
 }
 
@@ -352,111 +354,10 @@ impl Drop for EngineProcess {
     }
 }
 
-/// Starts `command` (program, then arguments) with piped stdin and stdout,
-/// in its own process group so that helpers it starts can be killed with
-/// it, and (on Linux) set to be killed when this process dies. The
-/// referee's engines and the browser board's engines start here. Linux
-/// sends that signal when the *thread* that spawned the child ends, so
-/// call this from a thread that lives as long as the child should.
-pub fn spawn_in_own_group(command: &[String]) -> std::io::Result<Child> {
-    let mut spawn = Command::new(&command[0]);
-    spawn
-        .args(&command[1..])
-        .stdin(Stdio::piped())
-        .stdout(Stdio::piped())
-        .stderr(Stdio::null());
-    #[cfg(unix)]
-    {
-        use std::os::unix::process::CommandExt;
-        spawn.process_group(0);
-        #[cfg(target_os = "linux")]
-        // SAFETY: prctl is async-signal-safe and touches nothing of
-        // the parent's; it runs in the child between fork and exec.
-        unsafe {
-            spawn.pre_exec(|| {
-                libc::prctl(libc::PR_SET_PDEATHSIG, libc::SIGKILL);
-                Ok(())
-            });
-        }
-    }
-    let child = spawn.spawn()?;
-    live_groups::add(child.id() as i32);
-    Ok(child)
-}
-
-/// Kills the whole process group of a child started by
-/// [`spawn_in_own_group`], and reaps the child.
-pub fn kill_group(child: &mut Child) {
-    #[cfg(unix)]
-    // SAFETY: a plain system call; the group id is the child's pid, which
-    // stays reserved until it is reaped below.
-    unsafe {
-        libc::kill(-(child.id() as libc::pid_t), libc::SIGKILL);
-    }
-    let _ = child.kill();
-    let _ = child.wait();
-    live_groups::remove(child.id() as i32);
-}
-
-/// Kills every process group started by [`spawn_in_own_group`] and not yet
-/// killed. Async-signal-safe (atomics and `kill` only), for a handler of
-/// SIGINT or SIGTERM that exits at once: the parent-death signal reaches
-/// an engine but not the helpers it started, this reaches them all.
-pub fn kill_all_groups() {
-    live_groups::kill_all();
-}
-
-/// The process groups alive, in a fixed table of atomics so that a signal
-/// handler can read it without locks or allocation. A table that is full
-/// only loses the signal-time cleanup for the extra groups; the
-/// parent-death signal still ends their engines.
-mod live_groups {
-    use std::sync::atomic::{AtomicI32, Ordering};
-
-    const SLOTS: usize = 512;
-    static GROUPS: [AtomicI32; SLOTS] = [const { AtomicI32::new(0) }; SLOTS];
-
-    pub fn add(group: i32) {
-        for slot in &GROUPS {
-            if slot
-                .compare_exchange(0, group, Ordering::SeqCst, Ordering::SeqCst)
-                .is_ok()
-            {
-                return;
-            }
-        }
-    }
-
-    pub fn remove(group: i32) {
-        for slot in &GROUPS {
-            if slot
-                .compare_exchange(group, 0, Ordering::SeqCst, Ordering::SeqCst)
-                .is_ok()
-            {
-                return;
-            }
-        }
-    }
-
-    pub fn kill_all() {
-        for slot in &GROUPS {
-            let group = slot.load(Ordering::SeqCst);
-            if group > 0 {
-                #[cfg(unix)]
-                // SAFETY: kill is async-signal-safe; a group that is
-                // already gone makes it fail harmlessly.
-                unsafe {
-                    libc::kill(-group, libc::SIGKILL);
-                }
-            }
-        }
-    }
-}
-
 /// A word for a failed wait, for messages.
 pub fn describe(heard: &Heard) -> String {
     match heard {
-        Heard::Reply(reply) => format!("'{}'", crate::text::clip(&reply.to_string())),
+        Heard::Reply(reply) => format!("'{}'", menagerie_rules::text::clip(&reply.to_string())),
         Heard::Garbled(what) => what.clone(),
         Heard::Flood => "more output than is read".to_string(),
         Heard::Exited(status) => format!("the engine {status}"),
@@ -481,42 +382,11 @@ fn describe_status(status: ExitStatus) -> String {
 /// The reader thread: lines into the bounded channel; a full channel marks
 /// a flood and stops reading (the engine then blocks on its own output).
 fn read_lines(stdout: impl Read, sender: &SyncSender<Raw>, overflow: &AtomicBool) {
-    let mut reader = BufReader::new(stdout);
-    let mut buffer = Vec::new();
-    loop {
-        buffer.clear();
-        let mut length = 0usize;
-        let ended = loop {
-            let chunk = match reader.fill_buf() {
-                Ok(chunk) => chunk,
-                Err(e) if e.kind() == std::io::ErrorKind::Interrupted => continue,
-                Err(_) => break true,
-            };
-            if chunk.is_empty() {
-                break true;
-            }
-            let (piece, newline) = match chunk.iter().position(|&b| b == b'\n') {
-                Some(i) => (&chunk[..i], true),
-                None => (chunk, false),
-            };
-            if buffer.len() < MAX_LINE {
-                let room = MAX_LINE - buffer.len();
-                buffer.extend_from_slice(&piece[..piece.len().min(room)]);
-            }
-            length += piece.len();
-            let used = piece.len() + usize::from(newline);
-            reader.consume(used);
-            if newline {
-                break false;
-            }
-        };
-        if ended && length == 0 {
-            return;
-        }
-        let raw = if length > MAX_LINE {
-            Raw::Garbled(format!("a line of {length} bytes"))
+    for line in BoundedLines::new(BufReader::new(stdout), MAX_LINE) {
+        let raw = if line.is_cut() {
+            Raw::Garbled(format!("a line of {} bytes", line.length))
         } else {
-            match std::str::from_utf8(&buffer) {
+            match std::str::from_utf8(&line.bytes) {
                 Ok(text) => Raw::Line(text.trim_end_matches('\r').to_string()),
                 Err(_) => Raw::Garbled("bytes that are not UTF-8".to_string()),
             }
@@ -528,9 +398,6 @@ fn read_lines(stdout: impl Read, sender: &SyncSender<Raw>, overflow: &AtomicBool
                 return;
             }
             Err(TrySendError::Disconnected(_)) => return,
-        }
-        if ended {
-            return;
         }
     }
 }

@@ -27,9 +27,9 @@ use std::io::Write;
 use std::path::Path;
 
 use super::game::{Forfeit, Thought};
-use crate::game::Status;
-use crate::protocol::reply::ScoreText;
-use crate::runtime::registry;
+use menagerie_rules::catalogue::{self, GameEntry};
+use menagerie_rules::game::Status;
+use menagerie_wire::reply::ScoreText;
 
 /// The format's version, the first field.
 pub const VERSION: &str = "2";
@@ -202,7 +202,7 @@ impl std::str::FromStr for Record {
             let (key, value) = field.split_once('=').ok_or_else(|| {
                 bad(format!(
                     "field '{}' is not key=value",
-                    crate::text::clip(field)
+                    menagerie_rules::text::clip(field)
                 ))
             })?;
             match KEYS.get(i) {
@@ -392,8 +392,8 @@ pub struct Replayed {
 /// recorded ending agrees: a result by the rules must be what the rules
 /// say; a forfeit or the ply limit must come while the rules had not ended
 /// the game.
-pub fn replay(record: &Record) -> Result<Replayed, RecordError> {
-    let entry = registry::find(&record.game)
+pub fn replay(record: &Record, games: &[GameEntry]) -> Result<Replayed, RecordError> {
+    let entry = catalogue::find(games, &record.game)
         .ok_or_else(|| bad(format!("unknown game '{}'", record.game)))?;
     let mut session = entry
         .session(&record.rules)
@@ -412,8 +412,8 @@ pub fn replay(record: &Record) -> Result<Replayed, RecordError> {
     let ending = match status {
         Status::Over(outcome, reason) if by_rules => {
             let seat = match outcome {
-                crate::game::Outcome::Win(seat) => Some(winner(seat)),
-                crate::game::Outcome::Draw => None,
+                menagerie_rules::game::Outcome::Win(seat) => Some(winner(seat)),
+                menagerie_rules::game::Outcome::Draw => None,
             };
             if reason.to_string() != record.reason || seat != record.seat {
                 return Err(bad(format!(
@@ -444,8 +444,8 @@ pub fn replay(record: &Record) -> Result<Replayed, RecordError> {
         }
         Status::Over(outcome, reason) => {
             let seat = match outcome {
-                crate::game::Outcome::Win(seat) => Some(winner(seat)),
-                crate::game::Outcome::Draw => None,
+                menagerie_rules::game::Outcome::Win(seat) => Some(winner(seat)),
+                menagerie_rules::game::Outcome::Draw => None,
             };
             return Err(bad(format!(
                 "the rules ended the game ({}) before the record's {}",
@@ -470,6 +470,7 @@ fn describe_outcome(seat: Option<char>, reason: &str) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use menagerie_rules::catalogue::GAMES;
 
     fn sample() -> Record {
         Record {
@@ -528,14 +529,17 @@ mod tests {
 
     #[test]
     fn replay_checks_moves_and_endings() {
-        let replayed = replay(&sample()).unwrap();
+        let replayed = replay(&sample(), &GAMES).unwrap();
         assert_eq!(replayed.final_notation, "1/TL1/3/3 l 0 6 1");
         assert_eq!(replayed.ending, "crash by a: b wins as l");
         let mut bad = sample();
         bad.moves.push("zz".into());
-        assert!(replay(&bad).is_err());
+        assert!(replay(&bad, &GAMES).is_err());
         let mut wrong = sample();
         wrong.reason = "tiger-trapped".into();
-        assert!(replay(&wrong).is_err(), "the game is not over by the rules");
+        assert!(
+            replay(&wrong, &GAMES).is_err(),
+            "the game is not over by the rules"
+        );
     }
 }

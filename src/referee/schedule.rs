@@ -4,8 +4,8 @@
 //! match) plays exactly the games the whole match would.
 
 use super::config::MatchConfig;
-use crate::game::{Seat, Status, MAX_SEATS};
-use crate::rng::Rng;
+use menagerie_rules::game::{Seat, Status, MAX_SEATS};
+use menagerie_rules::rng::Rng;
 
 /// 64 well-mixed bits from the match seed, a pair and a purpose.
 pub fn derive(seed: u64, pair: u32, purpose: u64) -> u64 {
@@ -56,11 +56,11 @@ pub fn pair_start(config: &MatchConfig, pair: u32) -> String {
     if config.random_openings == 0 {
         return session.notation();
     }
-    let start = session.boxed();
+    let start = session.boxed_clone();
     let mut rng = Rng::new(derive(config.seed, pair, OPENING));
     // A random opening that already ends the game is drawn again.
     for _ in 0..100 {
-        session = start.boxed();
+        session = start.boxed_clone();
         let mut plies = 0;
         while plies < config.random_openings && session.status() == Status::Ongoing {
             let moves = session.legal_moves();

@@ -18,7 +18,7 @@ use super::record::{read_file, Record, RecordFile};
 use super::report;
 use super::schedule::{self, dice_seed, fingerprint, pair_start, seating};
 use super::scoreboard::Scoreboard;
-use crate::game::{Seat, MAX_SEATS};
+use menagerie_rules::game::{Seat, MAX_SEATS};
 
 /// A match that could not start.
 #[derive(Debug)]

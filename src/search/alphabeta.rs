@@ -13,8 +13,8 @@ use super::{
     lazy_smp, outcome_score, Budget, Limits, Reporter, Score, SearchResult, Settings, Shared, Watch,
 };
 use super::{DECIDED, MAX_PLY, WIN};
-use crate::game::session::Session;
-use crate::game::Game;
+use menagerie_rules::game::session::Session;
+use menagerie_rules::game::Game;
 
 const INFINITY: i32 = WIN + 1;
 const MAX_QUIESCENCE_PLY: usize = 16;

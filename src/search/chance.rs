@@ -15,9 +15,9 @@ use std::sync::atomic::AtomicBool;
 use super::{
     lazy_smp, Budget, Limits, Reporter, Score, SearchResult, Settings, Shared, Watch, MAX_PLY,
 };
-use crate::game::session::Session;
-use crate::game::{Game, Outcome, Seat};
-use crate::rng::zobrist_table;
+use menagerie_rules::game::session::Session;
+use menagerie_rules::game::{Game, Outcome, Seat};
+use menagerie_rules::rng::zobrist_table;
 
 use super::deepening::{self, Deepening};
 

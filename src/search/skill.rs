@@ -24,9 +24,9 @@ use super::{
     alphabeta, chance, outcome_score, Info, Limits, Reporter, Score, SearchResult, Settings,
     Shared, Watch,
 };
-use crate::game::session::{status_of, Session};
-use crate::game::{Game, Status};
-use crate::rng::Rng;
+use menagerie_rules::game::session::{status_of, Session};
+use menagerie_rules::game::{Game, Status};
+use menagerie_rules::rng::Rng;
 
 pub const FULL_STRENGTH: u8 = 20;
 

@@ -8,8 +8,8 @@ use std::time::Instant;
 
 use super::solver::{self, built_solution_for, solution_for, Solution, Value};
 use super::{Info, Reporter, Score, SearchResult};
-use crate::game::session::{status_of, Session};
-use crate::game::{Game, Outcome, Status};
+use menagerie_rules::game::session::{status_of, Session};
+use menagerie_rules::game::{Game, Outcome, Status};
 
 /// The value of the position and of each legal move (for the side to move).
 pub struct Analysis<M> {

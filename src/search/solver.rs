@@ -15,7 +15,7 @@ use std::collections::{HashMap, VecDeque};
 use std::fmt;
 use std::sync::{Arc, Mutex, OnceLock};
 
-use crate::game::{Game, Outcome};
+use menagerie_rules::game::{Game, Outcome};
 
 /// The value of a position for the side to move, in plies to the end.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]

@@ -1,10 +1,10 @@
 //! Awithlaknannai Mosona rules (RULES.md section 2) through the library.
 
-use menagerie::game::perft::perft;
-use menagerie::game::session::Session;
-use menagerie::game::{EndReason, Game, Outcome, Ruleset, Status};
-use menagerie::games::awithlaknannai::{Awithlaknannai as Aw, BLACK, WHITE};
-use menagerie::notation::NotationError;
+use menagerie_rules::game::perft::perft;
+use menagerie_rules::game::session::Session;
+use menagerie_rules::game::{EndReason, Game, Outcome, Ruleset, Status};
+use menagerie_rules::games::awithlaknannai::{Awithlaknannai as Aw, BLACK, WHITE};
+use menagerie_rules::notation::NotationError;
 
 fn rules(words: &[&str]) -> <Aw as Game>::Rules {
     Aw::rules(&Ruleset::parse(Aw::OPTIONS, words).unwrap())

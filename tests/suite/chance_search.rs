@@ -2,13 +2,13 @@
 //! Star2 probes may cut the tree but must never change a value. (At depth 2
 //! the move filter does not act, so the values must agree exactly.)
 
-use menagerie::game::session::Session;
-use menagerie::game::{Game, Outcome, Ruleset, Seat};
-use menagerie::games::kilkenny::Kilkenny;
+use menagerie_rules::game::session::Session;
+use menagerie_rules::game::{Game, Outcome, Ruleset, Seat};
+use menagerie_rules::games::kilkenny::Kilkenny;
 use std::sync::atomic::AtomicU64;
 use std::time::Instant;
 
-use menagerie::search::{chance, Limits, Shared, Watch};
+use menagerie_search::{chance, Limits, Shared, Watch};
 
 const BOUND: i32 = 30_000;
 const CERTAIN: i32 = BOUND - 1_000;

@@ -189,3 +189,21 @@ pub fn example(name: &str) -> String {
     }
     path.to_string_lossy().into_owned()
 }
+
+/// The browser board's program, from the workspace's board package, built
+/// with the engine's profile if it is not there (a run of this test target
+/// alone builds only the root package).
+pub fn board() -> String {
+    let engine = std::path::Path::new(env!("CARGO_BIN_EXE_menagerie"));
+    let bin_dir = engine.parent().unwrap();
+    let path = bin_dir.join(format!("menagerie-gui{}", std::env::consts::EXE_SUFFIX));
+    if !path.exists() {
+        let mut build = std::process::Command::new(env!("CARGO"));
+        build.args(["build", "-p", "menagerie-board"]);
+        if bin_dir.ends_with("release") {
+            build.arg("--release");
+        }
+        assert!(build.status().unwrap().success(), "building the board");
+    }
+    path.to_string_lossy().into_owned()
+}

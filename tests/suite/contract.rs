@@ -6,8 +6,8 @@ use crate::common;
 
 use assert_cmd::Command;
 use common::{engine, errors};
-use menagerie::protocol::reply::{GameFact, GameResult, Reply};
-use menagerie::runtime::registry::GAMES;
+use menagerie_rules::catalogue::GAMES;
+use menagerie_wire::reply::{GameFact, GameResult, Reply};
 
 /// Runs the engine on `lines` with arguments `args`; its exit status and
 /// output.
@@ -42,7 +42,7 @@ fn every_line_the_engine_prints_is_a_typed_reply_that_prints_back() {
         "fly",
         "go depth x",
     ];
-    for game in GAMES {
+    for game in &GAMES {
         session.push(match game.id {
             "hat-diviyan-keliya" => "newgame hat-diviyan-keliya",
             "awithlaknannai-mosona" => "newgame awithlaknannai-mosona",
@@ -230,7 +230,7 @@ fn the_catalogue_lists_every_game_as_the_registry_knows_it() {
     let out = engine(&["games"]);
     let replies: Vec<Reply> = out.lines().map(Reply::parse).collect();
     assert_eq!(replies.last(), Some(&Reply::GamesOk));
-    for game in GAMES {
+    for game in &GAMES {
         let facts: Vec<&GameFact> = replies
             .iter()
             .filter_map(|r| match r {

@@ -3,10 +3,10 @@
 use std::io::Write;
 use std::sync::{Arc, Mutex};
 
-use menagerie::protocol::command::{parse_line, Command};
-use menagerie::protocol::reply::Reply;
-use menagerie::protocol::{run, Input, Output};
-use menagerie::text::clip;
+use menagerie_engine::{run, Input, Output};
+use menagerie_rules::text::clip;
+use menagerie_wire::command::{parse_line, Command};
+use menagerie_wire::reply::Reply;
 use proptest::prelude::*;
 
 /// Collects what the engine writes.
@@ -162,7 +162,7 @@ proptest! {
 
 #[test]
 fn random_bytes_through_the_binary() {
-    let mut rng = menagerie::rng::Rng::new(99);
+    let mut rng = menagerie_rules::rng::Rng::new(99);
     for _ in 0..20 {
         let len = rng.below(400) as usize;
         let bytes: Vec<u8> = (0..len).map(|_| rng.below(256) as u8).collect();

@@ -1,10 +1,10 @@
 //! Hat Diviyan Keliya rules (RULES.md section 1) through the library.
 
-use menagerie::game::perft::perft;
-use menagerie::game::session::Session;
-use menagerie::game::{EndReason, Game, Outcome, Ruleset, Status};
-use menagerie::games::hdk::{Hdk, HdkRules, LEOPARD, TIGER};
-use menagerie::notation::NotationError;
+use menagerie_rules::game::perft::perft;
+use menagerie_rules::game::session::Session;
+use menagerie_rules::game::{EndReason, Game, Outcome, Ruleset, Status};
+use menagerie_rules::games::hdk::{Hdk, HdkRules, LEOPARD, TIGER};
+use menagerie_rules::notation::NotationError;
 
 const SMALL: HdkRules = HdkRules {
     large: false,

@@ -1,10 +1,10 @@
 //! Kilkenny Cats rules (RULES.md section 4) through the library.
 
-use menagerie::game::perft::{divide, perft};
-use menagerie::game::session::Session;
-use menagerie::game::{EndReason, Game, Outcome, Ruleset, Status};
-use menagerie::games::kilkenny::{KcMove, Kilkenny, NORTH, SOUTH, WEST};
-use menagerie::notation::NotationError;
+use menagerie_rules::game::perft::{divide, perft};
+use menagerie_rules::game::session::Session;
+use menagerie_rules::game::{EndReason, Game, Outcome, Ruleset, Status};
+use menagerie_rules::games::kilkenny::{KcMove, Kilkenny, NORTH, SOUTH, WEST};
+use menagerie_rules::notation::NotationError;
 
 fn ruleset(players: u8) -> Ruleset {
     Ruleset::parse(Kilkenny::OPTIONS, &[format!("players={players}")]).unwrap()
@@ -311,7 +311,7 @@ fn malformed_notations_name_the_problem() {
 /// seat and roll, the legal moves of that position are the truth.
 #[test]
 fn threat_and_landing_rolls_agree_with_the_legal_moves() {
-    use menagerie::rng::Rng;
+    use menagerie_rules::rng::Rng;
     const SIDES: [&str; 4] = ["s", "w", "n", "e"];
     let mut rng = Rng::new(2026);
     let mut checked = 0;

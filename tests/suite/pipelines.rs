@@ -9,7 +9,7 @@ use std::io::Write;
 use std::process::{Command, Stdio};
 use std::time::Duration;
 
-use menagerie::runtime::registry::GAMES;
+use menagerie_rules::catalogue::GAMES;
 
 /// How the input ends after the command under test.
 #[derive(Clone, Copy, Debug, PartialEq)]
@@ -245,7 +245,7 @@ fn check(run: &Run, case: &Case, end: End, legal: &[String], solvable: bool) {
 /// where a player chooses (a roll first in games with dice).
 fn positions() -> Vec<(String, Vec<String>, Vec<String>, bool)> {
     let mut positions = Vec::new();
-    for game in GAMES {
+    for game in &GAMES {
         for ruleset in game.all_rulesets() {
             let words: Vec<String> = ruleset
                 .to_string()

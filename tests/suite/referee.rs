@@ -7,7 +7,7 @@ use crate::common;
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output};
 
-use menagerie::referee::record::{replay, Record};
+use menagerie_referee::record::{replay, Record};
 
 fn referee() -> &'static str {
     env!("CARGO_BIN_EXE_referee")
@@ -152,7 +152,8 @@ fn records_replay_against_the_rules() {
     ]);
     assert!(out.status.success());
     for r in records(&path) {
-        let replayed = replay(&r).unwrap_or_else(|e| panic!("{e}"));
+        let replayed =
+            replay(&r, &menagerie_rules::catalogue::GAMES).unwrap_or_else(|e| panic!("{e}"));
         assert!(
             !r.is_forfeit() && r.reason != "max-plies",
             "a game that ended by the rules: {}",
@@ -473,7 +474,7 @@ fn a_killed_match_keeps_every_finished_game() {
     let text = std::fs::read_to_string(&path).unwrap();
     assert!(text.ends_with('\n'), "only whole lines are written");
     for r in records(&path) {
-        replay(&r).unwrap();
+        replay(&r, &menagerie_rules::catalogue::GAMES).unwrap();
     }
 }
 

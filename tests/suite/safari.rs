@@ -1,10 +1,10 @@
 //! Safari-Dual rules (RULES.md section 3) through the library.
 
-use menagerie::game::perft::perft;
-use menagerie::game::session::Session;
-use menagerie::game::{EndReason, Game, Outcome, Ruleset, Status};
-use menagerie::games::safari::{Safari, ANGULAR, ROUND};
-use menagerie::notation::NotationError;
+use menagerie_rules::game::perft::perft;
+use menagerie_rules::game::session::Session;
+use menagerie_rules::game::{EndReason, Game, Outcome, Ruleset, Status};
+use menagerie_rules::games::safari::{Safari, ANGULAR, ROUND};
+use menagerie_rules::notation::NotationError;
 
 fn session(notation: &str) -> Session<Safari> {
     let mut s = Session::new(Ruleset::defaults(Safari::OPTIONS));

@@ -5,7 +5,7 @@ use std::path::{Path, PathBuf};
 use std::process::{Command, Output, Stdio};
 use std::time::{Duration, Instant};
 
-use menagerie::referee::record::{read_file, Record};
+use menagerie_referee::record::{read_file, Record};
 
 fn referee() -> &'static str {
     env!("CARGO_BIN_EXE_referee")

@@ -3,11 +3,11 @@
 
 use std::collections::{HashSet, VecDeque};
 
-use menagerie::game::session::Session;
-use menagerie::game::{Game, Outcome, Ruleset};
-use menagerie::games::hdk::Hdk;
-use menagerie::search::solver::{solve, Value};
-use menagerie::search::{alphabeta, Limits, Score, Settings, Shared, Silent};
+use menagerie_rules::game::session::Session;
+use menagerie_rules::game::{Game, Outcome, Ruleset};
+use menagerie_rules::games::hdk::Hdk;
+use menagerie_search::solver::{solve, Value};
+use menagerie_search::{alphabeta, Limits, Score, Settings, Shared, Silent};
 
 fn start(words: &[&str]) -> Hdk {
     Hdk::start(&Hdk::rules(&Ruleset::parse(Hdk::OPTIONS, words).unwrap()))
@@ -146,9 +146,9 @@ fn alpha_beta_without_the_table_proves_the_same_results() {
 
 #[test]
 fn go_wins_fastest_keeps_draws_and_loses_slowest() {
-    use menagerie::search::{solved, Reporter};
+    use menagerie_search::{solved, Reporter};
     // Random positions of the small board reached by random play.
-    let mut rng = menagerie::rng::Rng::new(17);
+    let mut rng = menagerie_rules::rng::Rng::new(17);
     let mut seen = [0u32; 3];
     for i in 0..300 {
         // The large board has the draws; the small one few.
@@ -175,7 +175,7 @@ fn go_wins_fastest_keeps_draws_and_loses_slowest() {
         }
         struct Quiet;
         impl Reporter for Quiet {
-            fn info(&mut self, _: &menagerie::search::Info) {}
+            fn info(&mut self, _: &menagerie_search::Info) {}
             fn text(&mut self, _: &str) {}
         }
         let best = solved::search(&session, &mut Quiet).best.unwrap();
@@ -250,17 +250,17 @@ fn a_search_on_the_clock_never_waits_for_the_table() {
 
 #[test]
 fn the_table_player_counts_repetitions_and_the_no_progress_rule() {
-    use menagerie::game::Status;
-    use menagerie::search::{solved, Reporter};
+    use menagerie_rules::game::Status;
+    use menagerie_search::{solved, Reporter};
     struct Quiet;
     impl Reporter for Quiet {
-        fn info(&mut self, _: &menagerie::search::Info) {}
+        fn info(&mut self, _: &menagerie_search::Info) {}
         fn text(&mut self, _: &str) {}
     }
     let ends_drawn = |s: &Session<Hdk>| matches!(s.status(), Status::Over(Outcome::Draw, _));
     // (a lost side took a draw by the rules, a drawing side played on)
     let mut seen = (0, 0);
-    let mut rng = menagerie::rng::Rng::new(5);
+    let mut rng = menagerie_rules::rng::Rng::new(5);
     for _ in 0..60 {
         let rules = Ruleset::parse(Hdk::OPTIONS, &["board=large"]).unwrap();
         let mut session: Session<Hdk> = Session::new(rules);

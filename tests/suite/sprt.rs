@@ -3,8 +3,8 @@
 //! way, its error rates and sample sizes over thousands of simulated tests,
 //! and the coverage of the Elo interval.
 
-use menagerie::referee::stats::{elo_of_score, score_of_elo, Pentanomial, Sprt, Verdict};
-use menagerie::rng::Rng;
+use menagerie_referee::stats::{elo_of_score, score_of_elo, Pentanomial, Sprt, Verdict};
+use menagerie_rules::rng::Rng;
 
 #[test]
 fn llr_matches_a_constrained_optimiser() {

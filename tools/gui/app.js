@@ -1,6 +1,7 @@
 // menagerie board: a client of the engine's text protocol (see protocol.md,
 // "Writing a GUI"). The server only relays lines; everything here is done
-// with protocol commands: newgame, position ... moves, d, legal, go, help.
+// with protocol commands: games, newgame, position ... moves, d, legal,
+// query, go, roll. Chance outcomes (rolls) are drawn by the engine.
 'use strict';
 
 const SVG = 'http://www.w3.org/2000/svg';
@@ -89,10 +90,12 @@ class Engine {
     this.queue = Promise.resolve();
   }
 
+  /** The engine draws a chance outcome and plays it; returns it. */
   async roll() {
-    const r = await fetch(`/api/session/${this.id}/roll`, { method: 'POST' });
-    if (!r.ok) throw new Error(await r.text());
-    return (await r.json()).roll;
+    const lines = await this.exchange(['roll'], (l) => l.startsWith('rolled ') || l.startsWith('info string error: '));
+    const last = lines[lines.length - 1];
+    if (!last.startsWith('rolled ')) throw new Error(last.slice(19));
+    return last.slice(7);
   }
 }
 
@@ -266,13 +269,13 @@ const $ = (id) => document.getElementById(id);
 const state = {
   game: 'hat-diviyan-keliya',
   options: {},
-  optionSpecs: {},
   start: '',
   moves: [],
   history: [], // per prefix length: { side, chance }
   notation: '',
   side: '',
   status: 'ongoing',
+  chance: false,
   legal: [],
   human: new Set(),
   selection: [],
@@ -293,33 +296,23 @@ function setStatus(text) { $('status').textContent = text; }
 /** Why a click did nothing (empty: clear it). */
 function hint(text) { $('hint').textContent = text; }
 
-/** Reads `help` for each game's ruleset options. */
-function parseHelp(lines) {
-  const specs = {};
-  for (const line of lines) {
-    const m = line.match(/^\s+([a-z-]+)(?: \(also [^)]*\))?(?::\s*(.*))?$/);
-    if (!m || !GAMES[m[1]]) continue;
-    specs[m[1]] = {};
-    for (const opt of (m[2] || '').split(/\s+/).filter(Boolean)) {
-      const [key, values] = opt.split('=');
-      specs[m[1]][key] = values.split('|');
-    }
-  }
-  return specs;
-}
-
 /**
- * Reads the engine's `games` catalogue: seat names (in turn order) and the
- * sentence for each reason a game ends. Names shown come from here.
+ * Reads the engine's `games` catalogue: seat names (in turn order), the
+ * ruleset options with their values (default first), and the sentence for
+ * each reason a game ends. Names and choices shown come from here.
  */
 function parseCatalogue(lines) {
   const catalogue = {};
   for (const line of lines) {
-    const m = line.match(/^game (\S+) (seat|end) (\S+) (.*)$/);
+    const m = line.match(/^game (\S+) (seat|end|option) (\S+) (.*)$/);
     if (!m) continue;
-    const game = (catalogue[m[1]] ||= { seats: {}, ends: {} });
+    const game = (catalogue[m[1]] ||= { seats: {}, ends: {}, options: {} });
     if (m[2] === 'seat') game.seats[m[3]] = m[4];
-    else game.ends[m[3]] = m[4];
+    else if (m[2] === 'end') game.ends[m[3]] = m[4];
+    else {
+      const o = m[4].match(/^default (\S+) values (.*)$/);
+      if (o) game.options[m[3]] = [o[1], ...o[2].split(' ').filter((v) => v !== o[1])];
+    }
   }
   for (const [id, entry] of Object.entries(catalogue)) {
     if (GAMES[id]) GAMES[id].seats = entry.seats;
@@ -347,7 +340,7 @@ function resultInWords(status) {
 function fillOptions(gameId, current) {
   const box = $('options');
   box.innerHTML = '';
-  const specs = state.optionSpecs[gameId] || {};
+  const specs = (state.catalogue[gameId] || { options: {} }).options;
   for (const [key, values] of Object.entries(specs)) {
     const label = document.createElement('label');
     label.textContent = key + ' ';
@@ -365,11 +358,6 @@ function chosenOptions() {
   const options = {};
   for (const select of $('options').querySelectorAll('select')) options[select.dataset.key] = select.value;
   return options;
-}
-
-function seatsOf(gameId, options) {
-  if (gameId !== 'kilkenny-cats') return Object.keys(GAMES[gameId].seats);
-  return { 2: ['s', 'n'], 3: ['s', 'w', 'n'], 4: ['s', 'w', 'n', 'e'] }[options.players || '2'];
 }
 
 function fillHumanChoices() {
@@ -397,16 +385,18 @@ const errorIn = (lines) => lines.find((l) => l.startsWith('info string error: ')
 async function sync() {
   let command = `position fen ${state.start}`;
   if (state.moves.length) command += ' moves ' + state.moves.join(' ');
-  const lines = await engine.exchange([command, 'd', 'legal'], (l) => l === 'legal' || l.startsWith('legal '));
+  const lines = await engine.exchange([command, 'd', 'query chance', 'legal'], (l) => l === 'legal' || l.startsWith('legal '));
   const error = errorIn(lines);
   if (error) throw new Error(error.slice(19));
   readDisplay(lines);
+  state.chance = lines.includes('response true');
   state.legal = lines[lines.length - 1].split(/\s+/).slice(1);
-  state.history[state.moves.length] = { side: state.side, chance: isChance() };
+  state.history[state.moves.length] = { side: state.side, chance: state.chance };
 }
 
+/** Whether the position awaits a chance outcome (a roll), as the engine says. */
 function isChance() {
-  return state.legal.length > 0 && state.legal.every((m) => /^r[1-6]$/.test(m));
+  return state.chance;
 }
 
 function humanToMove() {
@@ -417,15 +407,16 @@ async function newGame() {
   if (state.busy) return;
   state.game = $('game').value;
   state.options = chosenOptions();
-  state.seats = seatsOf(state.game, state.options);
-  fillHumanChoices();
   // Nothing of the previous game is drawn on the new game's board.
-  Object.assign(state, { notation: '', moves: [], history: [], legal: [], selection: [] });
+  Object.assign(state, { notation: '', moves: [], history: [], legal: [], selection: [], chance: false });
   const words = Object.entries(state.options).map(([k, v]) => `${k}=${v}`).join(' ');
   await run(async () => {
-    const lines = await engine.exchange([`newgame ${state.game} ${words}`.trim(), 'd'], (l) => l.startsWith('Status: '));
+    const lines = await engine.exchange([`newgame ${state.game} ${words}`.trim(), 'query seats', 'd'], (l) => l.startsWith('Status: '));
     const error = errorIn(lines);
     if (error) throw new Error(error.slice(19));
+    // The seats in play, in turn order, as the ruleset has them.
+    state.seats = (lines.find((l) => l.startsWith('response ')) || 'response').split(' ').slice(1);
+    fillHumanChoices();
     readDisplay(lines);
     state.start = state.notation;
     state.moves = [];
@@ -546,7 +537,7 @@ function clickPath(move) {
 
 function candidates(selection) {
   const prefix = (path) => selection.every((p, i) => path[i] === p);
-  return state.legal.filter((m) => !/^r\d$/.test(m) && m !== 'pass')
+  return state.legal.filter((m) => m !== 'pass')
     .filter((m) => prefix(clickPath(m)) || prefix(movePoints(m).points));
 }
 
@@ -631,7 +622,7 @@ function render() {
     el('line', { x1, y1, x2, y2, class: 'line' }, svg);
   }
   // The last move, the whole path of a leap chain.
-  const last = [...state.moves].reverse().find((m) => !/^r[1-6]$/.test(m) && m !== 'pass');
+  const last = state.moves.filter((m, i) => !(state.history[i] || {}).chance && m !== 'pass').pop();
   if (last) {
     const path = movePoints(last).points.filter((p) => layout.points[p]);
     if (path.length > 1) {
@@ -687,9 +678,9 @@ function render() {
   state.moves.forEach((m, i) => {
     const before = state.history[i] || {};
     const li = document.createElement('li');
-    if (/^r[1-6]$/.test(m)) {
+    if (before.chance) {
       li.className = 'roll';
-      li.textContent = `${who(before.side)} rolls ${m.slice(1)}`;
+      li.textContent = `${who(before.side)} rolls: ${m}`;
     } else {
       number++;
       li.textContent = `${number}. ${who(before.side)}: ${m}`;
@@ -724,8 +715,10 @@ async function main() {
     const config = await (await fetch('/api/config')).json();
     $('movetime').value = config.movetime;
     await engine.open();
-    const help = await engine.exchange(['help'], (l) => l.startsWith('  kilkenny-cats'));
-    state.optionSpecs = parseHelp(help);
+    // This tab's own rolls: the engine's chance draws, seeded here.
+    const seed = crypto.getRandomValues(new Uint32Array(2));
+    // 53 random bits: a whole number JavaScript writes exactly.
+    await engine.exchange([`setoption name Seed value ${(seed[0] & 0x1fffff) * 4294967296 + seed[1]}`, 'isready'], (l) => l === 'readyok');
     state.catalogue = parseCatalogue(await engine.exchange(['games'], (l) => l === 'gamesok'));
     for (const [id, g] of Object.entries(GAMES)) $('game').append(new Option(g.title, id));
     $('game').value = GAMES[config.game] ? config.game : 'hat-diviyan-keliya';

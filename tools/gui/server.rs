@@ -3,8 +3,9 @@
 //! An HTTP server (axum on hyper) on 127.0.0.1 that serves one page and
 //! runs one engine process per browser session (see `sessions`). The page is a client of the engine's text
 //! protocol: the server only relays lines (page -> engine stdin, engine
-//! stdout -> page as server-sent events), draws dice for Kilkenny Cats, and
-//! restarts an engine that died.
+//! stdout -> page as server-sent events) and restarts an engine that died.
+//! It knows the games through the rules' catalogue and never sees the
+//! search; chance outcomes (rolls) are drawn by the engine.
 //!
 //! It listens on 127.0.0.1 only, yet any page the user visits could try to
 //! reach it: requests from another origin or for another host are refused,
@@ -18,7 +19,7 @@ use std::collections::{HashMap, VecDeque};
 use std::convert::Infallible;
 use std::io::Write;
 use std::path::PathBuf;
-use std::sync::{Arc, Mutex};
+use std::sync::Arc;
 use std::time::{Duration, Instant};
 
 use axum::body::Body;
@@ -30,7 +31,6 @@ use axum::response::{IntoResponse, Response};
 use axum::routing::{get, post};
 use axum::Router;
 use clap::Parser;
-use menagerie::rng::Rng;
 use sessions::Sessions;
 use tokio::sync::watch;
 
@@ -56,9 +56,6 @@ struct Args {
     /// Engine thinking time per move, in milliseconds.
     #[arg(long, default_value_t = 500)]
     movetime: u64,
-    /// Seed of the dice (default: from the clock).
-    #[arg(long)]
-    seed: Option<u64>,
     /// Most sessions (engine processes) at once.
     #[arg(long, default_value_t = 8)]
     max_sessions: usize,
@@ -79,31 +76,20 @@ struct Server {
     sessions: Arc<Sessions>,
     game: String,
     movetime: u64,
-    dice: Mutex<Rng>,
     port: u16,
     /// How long a client may take to send a request head or body.
     io_timeout: Duration,
 }
 
-/// Ctrl-C or SIGTERM: engines and every helper they started are killed
-/// before the server exits (the parent-death signal alone reaches only the
-/// engines).
-extern "C" fn on_terminate(signal: libc::c_int) {
-    menagerie::referee::process::kill_all_groups();
-    // SAFETY: _exit is async-signal-safe.
-    unsafe { libc::_exit(128 + signal) };
-}
-
 fn main() {
-    // SAFETY: the handler only kills process groups and exits.
-    unsafe {
-        let handler = on_terminate as extern "C" fn(libc::c_int) as libc::sighandler_t;
-        libc::signal(libc::SIGINT, handler);
-        libc::signal(libc::SIGTERM, handler);
-    }
+    // Ctrl-C or SIGTERM: engines and every helper they started are killed
+    // before the server exits (the parent-death signal alone reaches only
+    // the engines).
+    menagerie_os::signals::exit_on_termination();
     env_logger::Builder::from_env(env_logger::Env::default().default_filter_or("info")).init();
     let args = Args::parse();
-    let engine = match args.engine.clone().map(Ok).unwrap_or_else(bundled_engine) {
+    let bundled = || menagerie_os::bundled::engine().map_err(|e| format!("{e}; or pass --engine"));
+    let engine = match args.engine.clone().map(Ok).unwrap_or_else(bundled) {
         Ok(path) => path,
         Err(e) => {
             eprintln!("menagerie-gui: {e}");
@@ -114,7 +100,7 @@ fn main() {
         eprintln!("menagerie-gui: {e}");
         std::process::exit(2);
     }
-    if menagerie::runtime::registry::find(&args.game).is_none() {
+    if menagerie_rules::catalogue::find(&menagerie_rules::catalogue::GAMES, &args.game).is_none() {
         eprintln!("menagerie-gui: unknown game '{}'", args.game);
         std::process::exit(2);
     }
@@ -141,16 +127,10 @@ fn main() {
         }
     };
     let port = listener.local_addr().map(|a| a.port()).unwrap_or(args.port);
-    let seed = args.seed.unwrap_or_else(|| {
-        std::time::SystemTime::now()
-            .duration_since(std::time::UNIX_EPOCH)
-            .map_or(7, |d| d.as_nanos() as u64)
-    });
     let server = Arc::new(Server {
         sessions: Sessions::new(engine, args.max_sessions),
         game: args.game,
         movetime: args.movetime,
-        dice: Mutex::new(Rng::new(seed)),
         port,
         io_timeout: Duration::from_millis(args.io_timeout_ms.max(1)),
     });
@@ -176,19 +156,6 @@ fn check_engine(engine: &std::path::Path) -> Result<(), String> {
         ));
     }
     Ok(())
-}
-
-fn bundled_engine() -> Result<PathBuf, String> {
-    let exe = std::env::current_exe().map_err(|e| e.to_string())?;
-    let engine = exe.with_file_name(format!("menagerie{}", std::env::consts::EXE_SUFFIX));
-    if engine.exists() {
-        Ok(engine)
-    } else {
-        Err(format!(
-            "no engine at {} (build it, or pass --engine)",
-            engine.display()
-        ))
-    }
 }
 
 /// A plain-text answer that no cache keeps.
@@ -315,7 +282,6 @@ fn router(server: Arc<Server>) -> Router {
         .route("/api/config", get(config))
         .route("/api/session", post(new_session))
         .route("/api/session/{id}/send", post(send))
-        .route("/api/session/{id}/roll", post(roll))
         .route("/api/session/{id}/restart", post(restart))
         .route("/api/session/{id}/events", get(events))
         .fallback(|| async { text(StatusCode::NOT_FOUND, "not found") })
@@ -371,14 +337,6 @@ async fn send(State(server): State<Arc<Server>>, Path(id): Path<String>, body: B
         Ok(()) => StatusCode::NO_CONTENT.into_response(),
         Err(e) => text(StatusCode::GONE, e),
     }
-}
-
-async fn roll(State(server): State<Arc<Server>>, Path(id): Path<String>) -> Response {
-    if sessions::with(&server.sessions, &id, |_| Ok(())).is_err() {
-        return text(StatusCode::NOT_FOUND, "no such session");
-    }
-    let roll = server.dice.lock().unwrap_or_else(|p| p.into_inner()).die();
-    json(serde_json::json!({ "roll": format!("r{roll}") }))
 }
 
 async fn restart(State(server): State<Arc<Server>>, Path(id): Path<String>) -> Response {

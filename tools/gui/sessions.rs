@@ -1,17 +1,18 @@
 //! The browser board's sessions: one engine process per browser tab, the
-//! lines it printed, and its restarts. Engines are started through the
-//! referee's process module (a process group each, killed as a whole) and
-//! read by a thread each; the HTTP side only looks and writes.
+//! lines it printed, and its restarts. Engines are started as process
+//! groups of their own (killed as a whole, never signalled once reaped)
+//! and read by a thread each; the HTTP side only looks and writes.
 
 use std::collections::HashMap;
-use std::io::{BufRead, BufReader, Read};
+use std::io::{BufReader, Read};
 use std::path::PathBuf;
-use std::process::{Child, ChildStdin};
+use std::process::ChildStdin;
 use std::sync::mpsc::{channel, Sender};
 use std::sync::{Arc, Mutex, MutexGuard};
 use std::time::{Duration, Instant};
 
-use menagerie::referee::process::{kill_group, spawn_in_own_group};
+use menagerie_os::group::Group;
+use menagerie_os::lines::BoundedLines;
 use tokio::sync::watch;
 
 /// Every session, and what starting a new one needs.
@@ -61,7 +62,7 @@ const MAX_LINES: usize = 200_000;
 
 /// One browser session: an engine process and everything it printed.
 pub struct Session {
-    child: Child,
+    child: Group,
     /// Written outside the sessions lock: an engine that stops reading
     /// blocks its own session's writes only.
     pub stdin: Arc<Mutex<ChildStdin>>,
@@ -73,14 +74,14 @@ pub struct Session {
 }
 
 /// An engine to start, and where to send the started child.
-type SpawnRequest = (Vec<String>, Sender<std::io::Result<Child>>);
+type SpawnRequest = (Vec<String>, Sender<std::io::Result<Group>>);
 
 /// The thread that starts every engine (see `Server::spawner`).
 fn spawner() -> Sender<SpawnRequest> {
     let (requests, incoming) = channel::<SpawnRequest>();
     std::thread::spawn(move || {
         for (command, reply) in incoming {
-            let _ = reply.send(spawn_in_own_group(&command));
+            let _ = reply.send(Group::spawn(&command));
         }
     });
     requests
@@ -104,8 +105,8 @@ fn spawn_engine(
     sessions: &Arc<Sessions>,
     id: &str,
     epoch: u32,
-) -> Result<(Child, ChildStdin), String> {
-    // The referee's way: its own process group, killed with the server.
+) -> Result<(Group, ChildStdin), String> {
+    // Its own process group, killed with the server.
     let command = vec![sessions.engine.to_string_lossy().into_owned()];
     let (reply, started) = channel();
     sessions
@@ -118,8 +119,8 @@ fn spawn_engine(
         .recv()
         .map_err(|_| "the engine starter has stopped".to_string())?
         .map_err(|e| format!("cannot start the engine: {e}"))?;
-    let stdin = child.stdin.take().expect("piped");
-    let stdout = child.stdout.take().expect("piped");
+    let stdin = child.take_stdin().expect("piped");
+    let stdout = child.take_stdout().expect("piped");
     let (sessions, id) = (Arc::clone(sessions), id.to_string());
     std::thread::spawn(move || relay_output(&sessions, &id, epoch, stdout));
     Ok((child, stdin))
@@ -130,37 +131,16 @@ fn spawn_engine(
 /// lines than a session keeps is stopped. The lock is never held while
 /// waiting for the engine.
 fn relay_output(sessions: &Sessions, id: &str, epoch: u32, stdout: std::process::ChildStdout) {
-    let mut reader = BufReader::new(stdout);
     let mut why_stopped = None;
-    loop {
-        let mut bytes = Vec::new();
-        match (&mut reader)
-            .take(MAX_LINE as u64)
-            .read_until(b'\n', &mut bytes)
-        {
-            Ok(0) | Err(_) => break,
-            Ok(_) => {}
-        }
-        if !bytes.ends_with(b"\n") && bytes.len() >= MAX_LINE {
-            // The rest of an over-long line is dropped.
-            let mut rest = Vec::new();
-            while let Ok(n) = (&mut reader)
-                .take(MAX_LINE as u64)
-                .read_until(b'\n', &mut rest)
-            {
-                if n == 0 || rest.ends_with(b"\n") {
-                    break;
-                }
-                rest.clear();
-            }
-        }
-        let text = String::from_utf8_lossy(&bytes);
-        let line = text.trim_end_matches(['\r', '\n']).to_string();
+    // The rest of an over-long line is dropped.
+    for read in BoundedLines::new(BufReader::new(stdout), MAX_LINE) {
+        let text = String::from_utf8_lossy(&read.bytes);
+        let line = text.trim_end_matches('\r').to_string();
         let mut map = sessions.lock();
         match map.get_mut(id) {
             Some(s) if s.epoch == epoch => {
                 if s.lines.len() >= MAX_LINES {
-                    kill_group(&mut s.child);
+                    s.child.kill();
                     why_stopped = Some(format!("stopped: printed more than {MAX_LINES} lines"));
                     break;
                 }
@@ -178,21 +158,15 @@ fn relay_output(sessions: &Sessions, id: &str, epoch: u32, stdout: std::process:
         let Some(s) = map.get_mut(id).filter(|s| s.epoch == epoch) else {
             return;
         };
-        let status = match s.child.try_wait() {
-            Ok(Some(status)) => {
-                // Helpers of an engine that ended go with it.
-                kill_group(&mut s.child);
-                Some(status)
+        // Helpers of an engine that ended go with it (`exit_status` kills
+        // the group before reaping); one that lingers is stopped.
+        let status = match s.child.exit_status() {
+            Some(status) => Some(status),
+            None if Instant::now() >= deadline => {
+                s.child.kill();
+                s.child.exit_status()
             }
-            Ok(None) if Instant::now() >= deadline => {
-                kill_group(&mut s.child);
-                s.child.try_wait().ok().flatten()
-            }
-            Ok(None) => None,
-            Err(_) => {
-                kill_group(&mut s.child);
-                s.child.try_wait().ok().flatten()
-            }
+            None => None,
         };
         if let Some(status) = status {
             let code = status.code();
@@ -252,7 +226,7 @@ pub fn restart(sessions: &Arc<Sessions>, id: &str) -> Result<(), String> {
     let session = map
         .get_mut(id)
         .ok_or_else(|| "no such session".to_string())?;
-    kill_group(&mut session.child);
+    session.child.kill();
     // A new epoch: the old reader thread's late lines are dropped.
     session.epoch += 1;
     session.lines.clear();
@@ -274,7 +248,7 @@ pub fn reap_idle(sessions: &Sessions) {
         map.retain(|_, s| {
             let keep = s.last_seen.elapsed() < Duration::from_secs(120);
             if !keep {
-                kill_group(&mut s.child);
+                s.child.kill();
             }
             keep
         });

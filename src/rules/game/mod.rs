@@ -3,7 +3,7 @@
 //! Every game lives in one file under `src/games/` and implements [`Game`].
 //! Search, protocol, perft and referee only ever see this trait (through the
 //! object-safe [`session::DynSession`] at run time), so adding a game is one
-//! file plus one line in `crate::runtime::registry`.
+//! file plus one line in `crate::catalogue`.
 
 pub mod perft;
 pub mod playout;
@@ -194,6 +194,17 @@ pub trait Game: Clone + PartialEq + Eq + fmt::Debug + fmt::Display + Send + Sync
     /// its index (no move value to build and decode) overrides it.
     fn play_random(&mut self, rng: &mut Rng, scratch: &mut Vec<Self::Move>) -> bool {
         play_random_move(self, rng, scratch)
+    }
+    /// At a chance node, an outcome drawn with its probability (the
+    /// game owns its chance device, as OpenSpiel's chance player does; by
+    /// default every outcome is equally likely, drawn as
+    /// [`Game::random_move`] draws); `None` (drawing nothing) where a
+    /// player moves.
+    fn sample_chance(&self, rng: &mut Rng, scratch: &mut Vec<Self::Move>) -> Option<Self::Move> {
+        if !self.is_chance() {
+            return None;
+        }
+        self.random_move(rng, scratch)
     }
     /// Plays a move that [`Game::generate`] produced.
     fn play(&mut self, mv: Self::Move) -> Self::Undo;

@@ -20,11 +20,6 @@
 //! Lines read ahead wait in a bounded [`input::Backlog`]: past it the
 //! input thread stops reading, and the writer's pipe holds the rest.
 
-mod answers;
-mod input;
-mod options;
-mod worker;
-
 use std::collections::{HashMap, VecDeque};
 use std::fmt;
 use std::sync::atomic::{AtomicBool, Ordering};
@@ -32,19 +27,20 @@ use std::sync::mpsc::{channel, Receiver, RecvTimeoutError, Sender};
 use std::sync::Arc;
 use std::time::Duration;
 
-use super::command::{parse_line, Command, GoParams, ParseError};
-use super::output::Output;
-use super::reply::{IdField, Reply};
-use crate::game::session::PositionError;
-use crate::game::Status;
-use crate::runtime::registry::{self, GameEntry, GAMES};
-use crate::runtime::EngineSession;
-use crate::search::time::{Clock, Request};
-use crate::search::{Limits, Settings, Shared};
-pub use input::command_lines;
-use input::Backlog;
-use options::{OptionError, Setting, HASH, MOVE_OVERHEAD};
-use worker::Job;
+use crate::answers;
+use crate::input::{self, Backlog};
+use crate::options::{self, OptionError, Setting, HASH, MOVE_OVERHEAD};
+use crate::output::Output;
+use crate::session::{EngineSession, Entry, GAMES};
+use crate::worker::{self, Job};
+use menagerie_rules::catalogue;
+use menagerie_rules::game::session::PositionError;
+use menagerie_rules::game::Status;
+use menagerie_rules::rng::Rng;
+use menagerie_search::time::{Clock, Request};
+use menagerie_search::{Limits, Settings, Shared};
+use menagerie_wire::command::{parse_line, Command, GoParams, ParseError};
+use menagerie_wire::reply::{IdField, Reply};
 
 pub const NAME: &str = "menagerie";
 pub const VERSION: &str = env!("CARGO_PKG_VERSION");
@@ -74,12 +70,23 @@ pub enum Input {
     Lines(Vec<String>),
 }
 
-/// How a run treats failures.
-#[derive(Clone, Copy, Debug, Default)]
+/// How a run treats failures, and which games it plays.
+#[derive(Clone, Copy)]
 pub struct RunOptions {
     /// Stop at the first command answered with an error, with exit status
     /// [`EXIT_FAILED`].
     pub fail_fast: bool,
+    /// The games the engine knows, the default first.
+    pub games: &'static [Entry],
+}
+
+impl Default for RunOptions {
+    fn default() -> RunOptions {
+        RunOptions {
+            fail_fast: false,
+            games: &GAMES,
+        }
+    }
 }
 
 pub(crate) enum Event {
@@ -95,7 +102,7 @@ pub(crate) enum Event {
 
 impl Event {
     /// What the line holds of the input backlog.
-    fn held_bytes(&self) -> usize {
+    pub(crate) fn held_bytes(&self) -> usize {
         match self {
             Event::Line(line) => line.len(),
             Event::TooLong { first_word, .. } => first_word.len(),
@@ -113,7 +120,7 @@ enum Flow {
 /// Problems with a well-formed command that the engine cannot carry out.
 /// Replies name the command; the messages say the rest.
 #[derive(Debug)]
-enum EngineError {
+pub(crate) enum EngineError {
     AwaitingRoll,
     NotSolvable(&'static str),
     /// `wtime`/`btime`/`winc`/`binc` in a game of this many seats.
@@ -128,6 +135,8 @@ enum EngineError {
     SameClockTwice(&'static str, &'static str),
     LineTooLong(usize),
     PerftTooDeep(u32),
+    /// `roll` where a player, not chance, moves.
+    NoChance,
 }
 
 impl fmt::Display for EngineError {
@@ -157,10 +166,14 @@ impl fmt::Display for EngineError {
                 f,
                 "line of {bytes} bytes is longer than the limit of {MAX_LINE}; skipped"
             ),
+            EngineError::NoChance => write!(
+                f,
+                "the position awaits no chance outcome (a player moves: play a move, or go)"
+            ),
             EngineError::PerftTooDeep(depth) => write!(
                 f,
                 "depth {depth} is over the limit of {}",
-                crate::game::perft::MAX_DEPTH
+                menagerie_rules::game::perft::MAX_DEPTH
             ),
 
         }
@@ -223,6 +236,8 @@ struct Engine {
     options: RunOptions,
     /// A job hit a bug, reported through the exit status.
     bug: bool,
+    /// Draws the chance outcomes of `roll`; seeded by `Seed`.
+    chance: Rng,
 }
 
 /// Runs the protocol until `quit` or the end of input; returns the exit
@@ -276,7 +291,7 @@ pub fn run_with(input: Input, out: Output, options: RunOptions) -> i32 {
                 first_word,
             } => engine.on_parsed(
                 Err(Reply::error(
-                    crate::text::clip(&first_word),
+                    menagerie_rules::text::clip(&first_word),
                     EngineError::LineTooLong(length),
                 )),
                 bytes,
@@ -312,7 +327,9 @@ impl Engine {
             jobs,
             base: Some(None),
             out,
-            session: registry::default_session(),
+            session: options.games[0]
+                .session::<&str>(&[])
+                .expect("the default ruleset is valid"),
             shared: Arc::new(
                 Shared::try_with_stop(HASH.default as usize, Arc::clone(&stop))
                     .expect("the default table fits"),
@@ -329,6 +346,7 @@ impl Engine {
             quitting: false,
             options,
             bug: false,
+            chance: Rng::new(options::SEED.default),
         }
     }
 
@@ -559,7 +577,7 @@ impl Engine {
                 }
             }
             Command::NewGame { game, options } => {
-                match registry::new_session_named(&game, &options) {
+                match catalogue::new_session_named(self.options.games, &game, &options) {
                     Ok(session) => self.new_game(session, true),
                     Err(e) => self.error(name, e),
                 }
@@ -571,7 +589,7 @@ impl Engine {
                 Err(e) => self.error(name, e),
             },
             Command::Go(params) => self.go(&params),
-            Command::Perft { depth } if depth > crate::game::perft::MAX_DEPTH => {
+            Command::Perft { depth } if depth > menagerie_rules::game::perft::MAX_DEPTH => {
                 self.error(name, EngineError::PerftTooDeep(depth))
             }
             Command::Perft { depth } => {
@@ -599,7 +617,7 @@ impl Engine {
                 Err(e) => self.error(name, e),
             },
             Command::Games => {
-                for reply in answers::catalogue() {
+                for reply in answers::catalogue(self.options.games) {
                     self.reply(reply);
                 }
             }
@@ -615,12 +633,20 @@ impl Engine {
                 self.arm_stop(false);
                 let job = Job::Bench {
                     kind,
+                    games: self.options.games,
                     stop: Arc::clone(&self.stop),
                 };
                 self.start(job, Busy::Work);
             }
+            Command::Roll => match self.session.play_chance(&mut self.chance) {
+                Some(outcome) => {
+                    self.reply(Reply::Rolled(outcome));
+                    self.announce_end();
+                }
+                None => self.error(name, EngineError::NoChance),
+            },
             Command::Help => {
-                for reply in answers::help() {
+                for reply in answers::help(self.options.games) {
                     self.reply(reply);
                 }
             }
@@ -639,7 +665,7 @@ impl Engine {
             field: IdField::Author,
             value: AUTHOR.to_string(),
         });
-        for option in options::listed(ugi) {
+        for option in options::listed(ugi, self.options.games) {
             self.reply(Reply::Option(option));
         }
         self.reply(if ugi { Reply::UgiOk } else { Reply::UciOk });
@@ -715,7 +741,7 @@ impl Engine {
     }
 
     fn set_option(&mut self, name: &str, value: Option<&str>) -> Result<(), OptionError> {
-        match options::parse(name, value, self.ugi)? {
+        match options::parse(name, value, self.ugi, self.options.games)? {
             Setting::Hash(mib) => {
                 let shared = Shared::try_with_stop(mib, Arc::clone(&self.stop))
                     .map_err(OptionError::NoMemory)?;
@@ -723,7 +749,10 @@ impl Engine {
             }
             Setting::Threads(n) => self.settings.threads = n,
             Setting::Skill(n) => self.settings.skill = n,
-            Setting::Seed(n) => self.settings.seed = n,
+            Setting::Seed(n) => {
+                self.settings.seed = n;
+                self.chance = Rng::new(n);
+            }
             Setting::MoveOverhead(ms) => self.move_overhead_ms = ms,
             Setting::Tuned => {}
             Setting::Variant(game) => self.switch_to(game, None),
@@ -735,7 +764,7 @@ impl Engine {
     /// Chooses `game` (after changing one ruleset option of it): a new
     /// game at its start, unless the option belongs to another game, which
     /// then only remembers it.
-    fn switch_to(&mut self, game: &'static GameEntry, word: Option<String>) {
+    fn switch_to(&mut self, game: &'static Entry, word: Option<String>) {
         let words = self.rules.entry(game.id).or_default();
         if let Some(word) = word {
             let key = word.split('=').next().unwrap_or("").to_string();

@@ -3,11 +3,11 @@
 
 use std::fmt;
 
-use crate::game::{Outcome, Status};
-use crate::protocol::command::Query;
-use crate::protocol::reply::{FieldKey, GameFact, GameResult, Reply};
-use crate::runtime::registry::GAMES;
-use crate::runtime::EngineSession;
+use crate::session::EngineSession;
+use crate::session::Entry;
+use menagerie_rules::game::{Outcome, Status};
+use menagerie_wire::command::Query;
+use menagerie_wire::reply::{FieldKey, GameFact, GameResult, Reply};
 
 /// A question `query` cannot answer for this game.
 #[derive(Debug)]
@@ -115,6 +115,7 @@ pub fn query(session: &dyn EngineSession, question: Query) -> Result<Reply, Quer
         Query::Side => session.side_letter().to_string(),
         Query::Status => status_text(session, false),
         Query::Legal => session.legal_moves().join(" "),
+        Query::Chance => session.awaiting_chance().to_string(),
         Query::Seats => session
             .seat_letters()
             .iter()
@@ -126,9 +127,9 @@ pub fn query(session: &dyn EngineSession, question: Query) -> Result<Reply, Quer
 }
 
 /// `games`: every fact of every game, then `gamesok`.
-pub fn catalogue() -> Vec<Reply> {
+pub fn catalogue(games: &[Entry]) -> Vec<Reply> {
     let mut replies = Vec::new();
-    for game in GAMES {
+    for game in games {
         let mut facts = vec![
             GameFact::Name(game.name.to_string()),
             GameFact::Aliases(game.aliases.iter().map(|a| a.to_string()).collect()),
@@ -163,10 +164,10 @@ pub fn catalogue() -> Vec<Reply> {
     replies
 }
 
-pub fn help() -> Vec<Reply> {
+pub fn help(games: &[Entry]) -> Vec<Reply> {
     let mut replies: Vec<Reply> = HELP.lines().map(|l| Reply::Line(l.to_string())).collect();
     replies.push(Reply::Line("Games:".into()));
-    for game in GAMES {
+    for game in games {
         let mut line = format!("  {}", game.id);
         if !game.aliases.is_empty() {
             line.push_str(&format!(" (also {})", game.aliases.join(", ")));
@@ -191,9 +192,10 @@ Commands (see protocol.md):
      [time ms] [inc ms] [movestogo n] [infinite]
   go perft <n> | perft <n>           count leaf nodes, split by root move
   legal                              list the legal moves
-  query <question>                   gameover, p1turn, result, side, status, legal, seats
+  query <question>                   gameover, p1turn, result, side, status, legal, seats, chance
   games                              the games, their options, seats and moves
   solve                              exact value of the position and each move (solvable games)
+  roll                               play a chance outcome (a die roll) drawn by the engine
   d                                  draw the board, notation, side and status
   bench [search|perft|playouts [n]|threads [n]]
                                      speed measurements

@@ -58,11 +58,6 @@ impl Rng {
         (product >> 64) as u64
     }
 
-    /// A die roll, 1 to 6.
-    pub fn die(&mut self) -> u8 {
-        self.below(6) as u8 + 1
-    }
-
     /// A new generator for a sub-stream (one per game of a match, say).
     pub fn split(&mut self) -> Rng {
         Rng::new(self.next_u64())
@@ -86,7 +81,7 @@ mod tests {
         let mut rng = Rng::new(7);
         let mut seen = [0u32; 6];
         for _ in 0..6000 {
-            seen[(rng.die() - 1) as usize] += 1;
+            seen[rng.below(6) as usize] += 1;
         }
         assert!(seen.iter().all(|&n| (800..1200).contains(&n)), "{seen:?}");
     }

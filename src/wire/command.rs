@@ -8,9 +8,7 @@
 use std::fmt;
 
 use super::reply::Reply;
-pub use crate::bench::BenchKind;
-use crate::bench::{DEFAULT_PLAYOUTS, DEFAULT_THREADS};
-use crate::text::{clip, Clipped};
+use menagerie_rules::text::{clip, Clipped};
 
 use nom::branch::alt;
 use nom::bytes::complete::{tag, take_while1};
@@ -22,6 +20,24 @@ use nom::error::{ContextError, ErrorKind, FromExternalError, ParseError as NomPa
 use nom::multi::{many0, separated_list1};
 use nom::sequence::{preceded, terminated};
 use nom::{Err as NomErr, IResult, Parser};
+
+/// What `bench` measures.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum BenchKind {
+    /// Fixed positions searched to fixed depths.
+    Search,
+    /// Perft speed of each game.
+    Perft,
+    /// Seeded uniformly random games.
+    Playouts(u64),
+    /// Lazy SMP speed with this many threads against one.
+    Threads(u32),
+}
+
+/// Games per game id that `bench playouts` plays when no count is given.
+pub const DEFAULT_PLAYOUTS: u64 = 100_000;
+/// Threads `bench threads` compares with one when no count is given.
+pub const DEFAULT_THREADS: u32 = 2;
 
 /// Search limits and clocks given to `go`; absent means no limit.
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
@@ -61,10 +77,13 @@ pub enum Query {
     Legal,
     /// The letters of the seats in play, in turn order.
     Seats,
+    /// Whether the position awaits a chance outcome (a roll), `true` or
+    /// `false`.
+    Chance,
 }
 
 impl Query {
-    const ALL: [(&'static str, Query); 7] = [
+    const ALL: [(&'static str, Query); 8] = [
         ("gameover", Query::GameOver),
         ("p1turn", Query::P1Turn),
         ("result", Query::Result),
@@ -72,6 +91,7 @@ impl Query {
         ("status", Query::Status),
         ("legal", Query::Legal),
         ("seats", Query::Seats),
+        ("chance", Query::Chance),
     ];
 
     pub fn word(self) -> &'static str {
@@ -118,6 +138,8 @@ pub enum Command {
     Display,
     Legal,
     Solve,
+    /// Plays a chance outcome drawn by the engine.
+    Roll,
     Bench(BenchKind),
     Help,
 }
@@ -316,22 +338,21 @@ fn command(input: &str) -> Res<'_, Command> {
         bare("d", Command::Display),
         bare("legal", Command::Legal),
         bare("solve", Command::Solve),
+        bare("roll", Command::Roll),
         arm("bench", bench),
         bare("help", Command::Help),
     ))
     .parse(input)
 }
 
+const QUESTIONS: &str = "a question (gameover, p1turn, result, side, status, legal, seats, chance)";
+
 fn query(input: &str) -> Res<'_, Command> {
-    let (input, word) = expect(
-        "a question (gameover, p1turn, result, side, status, legal, seats)",
-        preceded(multispace1, token),
-    )
-    .parse(input)?;
+    let (input, word) = expect(QUESTIONS, preceded(multispace1, token)).parse(input)?;
     let Some(&(_, q)) = Query::ALL.iter().find(|(w, _)| *w == word) else {
         return Err(NomErr::Failure(Fail {
             at: word,
-            expected: Some("a question (gameover, p1turn, result, side, status, legal, seats)"),
+            expected: Some(QUESTIONS),
             command: None,
         }));
     };
@@ -701,6 +722,7 @@ impl Command {
             Command::Display => "d",
             Command::Legal => "legal",
             Command::Solve => "solve",
+            Command::Roll => "roll",
             Command::Bench(_) => "bench",
             Command::Help => "help",
         }
@@ -743,6 +765,7 @@ impl fmt::Display for Command {
             Command::Display => f.write_str("d"),
             Command::Legal => f.write_str("legal"),
             Command::Solve => f.write_str("solve"),
+            Command::Roll => f.write_str("roll"),
             Command::Bench(BenchKind::Search) => f.write_str("bench"),
             Command::Bench(BenchKind::Perft) => f.write_str("bench perft"),
             Command::Bench(BenchKind::Playouts(n)) => write!(f, "bench playouts {n}"),
@@ -895,6 +918,16 @@ mod tests {
             "bench playouts 50",
             "bench perft",
             "bench threads 4",
+            "query chance",
+            "roll",
+            "solve",
+            "d",
+            "legal",
+            "stop",
+            "quit",
+            "isready",
+            "ucinewgame",
+            "help",
         ] {
             let cmd = parse(line);
             assert_eq!(cmd.to_string(), line);

@@ -66,6 +66,17 @@ pub enum Reply {
     },
     /// The end of the catalogue.
     GamesOk,
+    /// `rolled <move>`: the chance outcome `roll` drew and played.
+    Rolled(String),
+    /// One measurement of `bench`: `info string <kind> <subject> | <key>
+    /// <value> | ...`.
+    Measured(Measurement),
+    /// One of the closing lines of `bench` (Stockfish's, which bench tools
+    /// read): `Total time (ms) : <n>` and so on.
+    BenchTotal {
+        field: TotalField,
+        value: u64,
+    },
     /// Any other line: the board drawing of `d`, `help`, `bench`.
     Line(String),
 }
@@ -106,6 +117,90 @@ impl FieldKey {
             FieldKey::Notation => "Notation",
             FieldKey::Side => "Side",
             FieldKey::Status => "Status",
+        }
+    }
+}
+
+/// What a `bench` line measured.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum MeasureKind {
+    /// A fixed search (`bench search`).
+    Bench,
+    Perft,
+    Playouts,
+    Threads,
+}
+
+impl MeasureKind {
+    const ALL: [MeasureKind; 4] = [
+        MeasureKind::Bench,
+        MeasureKind::Perft,
+        MeasureKind::Playouts,
+        MeasureKind::Threads,
+    ];
+
+    pub fn word(self) -> &'static str {
+        match self {
+            MeasureKind::Bench => "bench",
+            MeasureKind::Perft => "perft",
+            MeasureKind::Playouts => "playouts",
+            MeasureKind::Threads => "threads",
+        }
+    }
+
+    /// How many `|`-separated parts name what was measured, given the
+    /// first: a game and a position, a game alone for playouts, or the
+    /// word `total`.
+    fn subject_parts(self, first: &str) -> usize {
+        match self {
+            MeasureKind::Playouts => 1,
+            MeasureKind::Threads if first == "total" => 1,
+            _ => 2,
+        }
+    }
+}
+
+/// One measurement of `bench`: what was measured (a game, its position),
+/// then named values.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Measurement {
+    pub kind: MeasureKind,
+    pub subject: Vec<String>,
+    /// Name and value of each figure (a name may have blanks: `avg length`).
+    pub values: Vec<(String, String)>,
+}
+
+impl Measurement {
+    /// The value named `name`.
+    pub fn value(&self, name: &str) -> Option<&str> {
+        self.values
+            .iter()
+            .find(|(n, _)| n == name)
+            .map(|(_, v)| v.as_str())
+    }
+}
+
+/// The closing lines of `bench`.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum TotalField {
+    TimeMs,
+    Nodes,
+    NodesPerSecond,
+}
+
+impl TotalField {
+    const ALL: [TotalField; 3] = [
+        TotalField::TimeMs,
+        TotalField::Nodes,
+        TotalField::NodesPerSecond,
+    ];
+
+    /// The label, padded as Stockfish pads it.
+    fn label(self) -> &'static str {
+        match self {
+            TotalField::TimeMs => "Total time (ms) : ",
+            TotalField::Nodes => "Nodes searched  : ",
+            TotalField::NodesPerSecond => "Nodes/second    : ",
         }
     }
 }
@@ -276,7 +371,18 @@ fn parse(line: &str) -> Option<Reply> {
         });
     }
     if let Some(rest) = line.strip_prefix("info string ") {
+        if let Some(measured) = parse_measurement(rest) {
+            return Some(Reply::Measured(measured));
+        }
         return Some(Reply::Remark(rest.to_string()));
+    }
+    for field in TotalField::ALL {
+        if let Some(n) = line.strip_prefix(field.label()) {
+            return Some(Reply::BenchTotal {
+                field,
+                value: number(n)?,
+            });
+        }
     }
     let words: Vec<&str> = line.split(' ').collect();
     // Only lines in the canonical spacing have a type, so that printing
@@ -289,6 +395,7 @@ fn parse(line: &str) -> Option<Reply> {
         ["ugiok"] => return Some(Reply::UgiOk),
         ["readyok"] => return Some(Reply::ReadyOk),
         ["gamesok"] => return Some(Reply::GamesOk),
+        ["rolled", mv] => return Some(Reply::Rolled(mv.to_string())),
         ["bestmove", "(none)"] => return Some(Reply::BestMove(None)),
         ["bestmove", mv] => return Some(Reply::BestMove(Some(mv.to_string()))),
         ["legal", moves @ ..] => {
@@ -482,6 +589,32 @@ fn signed(text: &str) -> Option<i32> {
     number(text)
 }
 
+/// `<kind> <subject> | <name> <value> | ...` of a bench line.
+fn parse_measurement(text: &str) -> Option<Measurement> {
+    let (word, rest) = text.split_once(' ')?;
+    let kind = *MeasureKind::ALL.iter().find(|k| k.word() == word)?;
+    let parts: Vec<&str> = rest.split(" | ").collect();
+    let subject_parts = kind.subject_parts(parts[0]);
+    if parts.len() <= subject_parts {
+        return None;
+    }
+    let values = parts[subject_parts..]
+        .iter()
+        .map(|part| {
+            let (name, value) = part.rsplit_once(' ')?;
+            (!name.is_empty() && !value.is_empty()).then(|| (name.to_string(), value.to_string()))
+        })
+        .collect::<Option<Vec<_>>>()?;
+    Some(Measurement {
+        kind,
+        subject: parts[..subject_parts]
+            .iter()
+            .map(|p| p.to_string())
+            .collect(),
+        values,
+    })
+}
+
 fn parse_fact(words: &[&str]) -> Option<GameFact> {
     let text = |from: usize| words.get(from..).map(|w| w.join(" "));
     Some(match words {
@@ -545,8 +678,26 @@ impl fmt::Display for Reply {
             Reply::Field { key, value } => write!(f, "{}: {value}", key.word()),
             Reply::Catalogue { game, fact } => write!(f, "game {game} {fact}"),
             Reply::GamesOk => f.write_str("gamesok"),
+            Reply::Rolled(mv) => write!(f, "rolled {mv}"),
+            Reply::Measured(m) => m.fmt(f),
+            Reply::BenchTotal { field, value } => write!(f, "{}{value}", field.label()),
             Reply::Line(text) => f.write_str(text),
         }
+    }
+}
+
+impl fmt::Display for Measurement {
+    fn fmt(&self, f: &mut fmt::Formatter) -> fmt::Result {
+        write!(
+            f,
+            "info string {} {}",
+            self.kind.word(),
+            self.subject.join(" | ")
+        )?;
+        for (name, value) in &self.values {
+            write!(f, " | {name} {value}")?;
+        }
+        Ok(())
     }
 }
 
@@ -686,10 +837,45 @@ mod tests {
             "              T               1",
             "",
             "Total time (ms) : 1234",
+            "Nodes searched  : 1079322",
+            "Nodes/second    : 3341554",
+            "rolled r4",
+            "info string bench hat-diviyan-keliya start=apex | T/3/3/3 l 0 7 0 | depth 10 | nodes 5678 | bestmove @b4",
+            "info string perft safari-dual | 2gel/3ge/E3g/GE3/LGE2 r 0 | depth 7 | nodes 124258404 | time 550 | nps 225924370",
+            "info string playouts kilkenny-cats players=2 | games 100 | games/s 1234 | moves/s 56789 | avg length 45.67 | win_s 0.4800 | win_n 0.5000 | draw 0.0200",
+            "info string threads safari-dual | 2gel/3ge/E3g/GE3/LGE2 r 0 | 1 thread(s) nps 3000000 | 2 thread(s) nps 5000000",
+            "info string threads total | 1 thread nps 3000000 | 2 threads nps 5000000 | speedup 1.67",
+            "info string bench stopped before the end",
+            "info string perft stopped: 3 of 10 root moves counted",
         ] {
             let reply = Reply::parse(line);
             assert_eq!(reply.to_string(), line, "{reply:?}");
         }
+    }
+
+    #[test]
+    fn bench_lines_are_measurements_and_totals() {
+        let Reply::Measured(m) = Reply::parse(
+            "info string playouts safari-dual | games 10 | avg length 45.50 | win_r 0.6000",
+        ) else {
+            panic!("a measurement")
+        };
+        assert_eq!(m.kind, MeasureKind::Playouts);
+        assert_eq!(m.subject, ["safari-dual"]);
+        assert_eq!(m.value("avg length"), Some("45.50"));
+        assert_eq!(m.value("win_r"), Some("0.6000"));
+        assert_eq!(
+            Reply::parse("Nodes searched  : 77"),
+            Reply::BenchTotal {
+                field: TotalField::Nodes,
+                value: 77
+            }
+        );
+        // Stopped: a remark, not a measurement.
+        assert!(matches!(
+            Reply::parse("info string bench stopped before the end"),
+            Reply::Remark(_)
+        ));
     }
 
     #[test]

@@ -9,34 +9,20 @@
 //! - `bench threads [N]`: nodes per second of Lazy SMP with N threads
 //!   against one, on the same positions, side by side.
 //!
-//! Lines go to a callback, and every kind ends early when `stop` is set.
+//! Results go to a callback as typed replies, and every kind ends early
+//! when `stop` is set.
 
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::Arc;
 use std::time::Instant;
 
-use crate::runtime::registry;
-use crate::runtime::EngineSession;
-use crate::search::time::Request;
-use crate::search::{Limits, Settings, Shared, Silent};
+use crate::session::{EngineSession, Entry};
+use menagerie_rules::catalogue;
+use menagerie_search::time::Request;
+use menagerie_search::{Limits, Settings, Shared, Silent};
+use menagerie_wire::reply::{MeasureKind, Measurement, Reply, TotalField};
+use menagerie_wire::BenchKind;
 
-/// What `bench` measures.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum BenchKind {
-    /// Fixed positions searched to fixed depths.
-    Search,
-    /// Perft speed of each game.
-    Perft,
-    /// Seeded uniformly random games.
-    Playouts(u64),
-    /// Lazy SMP speed with this many threads against one.
-    Threads(u32),
-}
-
-/// Games per game id that `bench playouts` plays when no count is given.
-pub const DEFAULT_PLAYOUTS: u64 = 100_000;
-/// Threads `bench threads` compares with one when no count is given.
-pub const DEFAULT_THREADS: u32 = 2;
 /// Milliseconds each position of `bench threads` is searched for.
 const THREADS_MOVETIME: u64 = 1000;
 
@@ -94,19 +80,14 @@ pub const PERFT_CASES: &[BenchCase] = &[
     case("kilkenny-cats", &["players=4"], None, 3),
 ];
 
-/// Games of `bench playouts` (each game's default ruleset).
-pub const PLAYOUT_GAMES: &[&str] = &[
-    "hat-diviyan-keliya",
-    "awithlaknannai-mosona",
-    "safari-dual",
-    "kilkenny-cats",
-];
-
 /// Seed of the random games of `bench playouts`.
 pub const PLAYOUT_SEED: u64 = 2026;
 
+/// Where the bench sends what it measured.
+pub type Sink<'a> = &'a mut dyn FnMut(Reply);
+
 fn session_for(case: &BenchCase) -> Box<dyn EngineSession> {
-    let mut session = registry::new_session_named(case.game, case.rules)
+    let mut session = catalogue::new_session_named(&crate::session::GAMES, case.game, case.rules)
         .unwrap_or_else(|e| panic!("bench case for {}: {e}", case.game));
     let moves: Vec<String> = case.moves.iter().map(|m| m.to_string()).collect();
     session
@@ -125,15 +106,24 @@ fn game_label(session: &dyn EngineSession) -> String {
     }
 }
 
-fn describe(session: &dyn EngineSession) -> String {
-    format!("{} | {}", game_label(session), session.notation())
+/// The game and position measured.
+fn subject(session: &dyn EngineSession) -> Vec<String> {
+    vec![game_label(session), session.notation()]
+}
+
+fn measured(kind: MeasureKind, subject: Vec<String>, values: &[(&str, String)]) -> Reply {
+    Reply::Measured(Measurement {
+        kind,
+        subject,
+        values: values
+            .iter()
+            .map(|(name, value)| (name.to_string(), value.clone()))
+            .collect(),
+    })
 }
 
 /// Total nodes of `bench search`, the signature, and the milliseconds.
-pub fn search_signature(
-    stop: &Arc<AtomicBool>,
-    mut out: Option<&mut dyn FnMut(&str)>,
-) -> (u64, u128) {
+pub fn search_signature(stop: &Arc<AtomicBool>, mut out: Option<Sink>) -> (u64, u128) {
     let mut total = 0;
     let start = Instant::now();
     for case in SEARCH_CASES {
@@ -152,12 +142,14 @@ pub fn search_signature(
         let result = session.search(&Limits::depth(case.depth), &shared, &settings, &mut Silent);
         total += result.nodes;
         if let Some(out) = out.as_deref_mut() {
-            out(&format!(
-                "info string bench {} | depth {} | nodes {} | bestmove {}",
-                describe(session.as_ref()),
-                case.depth,
-                result.nodes,
-                result.best.as_deref().unwrap_or("(none)")
+            out(measured(
+                MeasureKind::Bench,
+                subject(session.as_ref()),
+                &[
+                    ("depth", case.depth.to_string()),
+                    ("nodes", result.nodes.to_string()),
+                    ("bestmove", result.best.unwrap_or_else(|| "(none)".into())),
+                ],
             ));
         }
     }
@@ -166,22 +158,32 @@ pub fn search_signature(
 
 /// Stockfish's closing lines, which bench tools read; when stopped, a
 /// remark instead, so that no partial total passes for a signature.
-fn print_totals(out: &mut dyn FnMut(&str), stop: &AtomicBool, nodes: u64, ms: u128) {
+fn print_totals(out: Sink, stop: &AtomicBool, nodes: u64, ms: u128) {
     if stop.load(Ordering::Relaxed) {
-        out("info string bench stopped before the end; no totals");
+        out(Reply::Remark(
+            "bench stopped before the end; no totals".to_string(),
+        ));
         return;
     }
-    out("");
-    out(&format!("Total time (ms) : {ms}"));
-    out(&format!("Nodes searched  : {nodes}"));
-    out(&format!(
-        "Nodes/second    : {}",
-        nodes as u128 * 1000 / ms.max(1)
-    ));
+    out(Reply::Line(String::new()));
+    let nps = (nodes as u128 * 1000 / ms.max(1)) as u64;
+    for (field, value) in [
+        (TotalField::TimeMs, ms as u64),
+        (TotalField::Nodes, nodes),
+        (TotalField::NodesPerSecond, nps),
+    ] {
+        out(Reply::BenchTotal { field, value });
+    }
 }
 
-/// Runs one kind of bench, giving its lines to `out`.
-pub fn run(kind: BenchKind, stop: &Arc<AtomicBool>, out: &mut dyn FnMut(&str)) {
+/// Stopped before the end.
+fn stopped() -> Reply {
+    Reply::Remark("bench stopped before the end".to_string())
+}
+
+/// Runs one kind of bench, giving its replies to `out`: the fixed cases of
+/// this build's games, or for playouts every game of `games`.
+pub fn run(kind: BenchKind, games: &[Entry], stop: &Arc<AtomicBool>, out: Sink) {
     match kind {
         BenchKind::Search => {
             let (nodes, ms) = search_signature(stop, Some(&mut *out));
@@ -197,45 +199,53 @@ pub fn run(kind: BenchKind, stop: &Arc<AtomicBool>, out: &mut dyn FnMut(&str)) {
                 };
                 let ms = t.elapsed().as_millis();
                 nodes += n;
-                out(&format!(
-                    "info string perft {} | depth {} | nodes {} | time {} | nps {}",
-                    describe(session.as_ref()),
-                    case.depth,
-                    n,
-                    ms,
-                    n as u128 * 1000 / ms.max(1)
+                out(measured(
+                    MeasureKind::Perft,
+                    subject(session.as_ref()),
+                    &[
+                        ("depth", case.depth.to_string()),
+                        ("nodes", n.to_string()),
+                        ("time", ms.to_string()),
+                        ("nps", (n as u128 * 1000 / ms.max(1)).to_string()),
+                    ],
                 ));
             }
             let ms = start.elapsed().as_millis();
             print_totals(out, stop, nodes, ms);
         }
-        BenchKind::Playouts(games) => {
-            for id in PLAYOUT_GAMES {
-                let session =
-                    registry::new_session_named::<&str>(id, &[]).expect("registered game");
+        BenchKind::Playouts(count) => {
+            for game in games {
+                let session = game.session::<&str>(&[]).expect("the default ruleset");
                 let start = Instant::now();
-                let stats = session.playouts(games, PLAYOUT_SEED, stop);
+                let stats = session.playouts(count, PLAYOUT_SEED, stop);
                 if stop.load(Ordering::Relaxed) {
-                    out("info string bench stopped before the end");
+                    out(stopped());
                     return;
                 }
                 let secs = start.elapsed().as_secs_f64().max(1e-9);
-                let mut shares = String::new();
-                for seat in session.seats_in_play() {
-                    shares.push_str(&format!(
-                        " win_{} {:.4}",
-                        session.seat_letter_of(seat),
-                        stats.wins[seat as usize] as f64 / stats.games.max(1) as f64
-                    ));
-                }
-                out(&format!(
-                    "info string playouts {} | games {} | games/s {:.0} | moves/s {:.0} | avg length {:.2} |{shares} draw {:.4}",
-                    game_label(session.as_ref()),
-                    stats.games,
-                    stats.games as f64 / secs,
-                    stats.moves as f64 / secs,
-                    stats.moves as f64 / stats.games.max(1) as f64,
-                    stats.draws as f64 / stats.games.max(1) as f64
+                let per_game = |n: u64| n as f64 / stats.games.max(1) as f64;
+                let mut values = vec![
+                    ("games", stats.games.to_string()),
+                    ("games/s", format!("{:.0}", stats.games as f64 / secs)),
+                    ("moves/s", format!("{:.0}", stats.moves as f64 / secs)),
+                    ("avg length", format!("{:.2}", per_game(stats.moves))),
+                ];
+                let shares: Vec<(String, String)> = session
+                    .seats_in_play()
+                    .into_iter()
+                    .map(|seat| {
+                        (
+                            format!("win_{}", session.seat_letter_of(seat)),
+                            format!("{:.4}", per_game(stats.wins[seat as usize])),
+                        )
+                    })
+                    .collect();
+                values.extend(shares.iter().map(|(k, v)| (k.as_str(), v.clone())));
+                values.push(("draw", format!("{:.4}", per_game(stats.draws))));
+                out(measured(
+                    MeasureKind::Playouts,
+                    vec![game_label(session.as_ref())],
+                    &values,
                 ));
             }
         }
@@ -246,7 +256,7 @@ pub fn run(kind: BenchKind, stop: &Arc<AtomicBool>, out: &mut dyn FnMut(&str)) {
 /// Nodes per second of one thread and of `threads` threads on the first
 /// searched position of each game, searched in turn for a fixed time, so
 /// that both see the same machine load.
-fn threads_bench(threads: u32, stop: &Arc<AtomicBool>, out: &mut dyn FnMut(&str)) {
+fn threads_bench(threads: u32, stop: &Arc<AtomicBool>, out: Sink) {
     let mut totals = [(0u64, 0u64); 2];
     let mut seen = Vec::new();
     for case in SEARCH_CASES {
@@ -255,10 +265,10 @@ fn threads_bench(threads: u32, stop: &Arc<AtomicBool>, out: &mut dyn FnMut(&str)
         }
         seen.push(case.game);
         let session = session_for(case);
-        let mut line = format!("info string threads {}", describe(session.as_ref()));
+        let mut values = Vec::new();
         for (slot, count) in [1, threads].into_iter().enumerate() {
             if stop.load(Ordering::Relaxed) {
-                out("info string bench stopped before the end");
+                out(stopped());
                 return;
             }
             let shared = Shared::try_with_stop(16, Arc::clone(stop)).expect("16 MiB for bench");
@@ -277,17 +287,31 @@ fn threads_bench(threads: u32, stop: &Arc<AtomicBool>, out: &mut dyn FnMut(&str)
             let ms = start.elapsed().as_millis().max(1) as u64;
             totals[slot].0 += result.nodes;
             totals[slot].1 += ms;
-            line.push_str(&format!(
-                " | {count} thread(s) nps {}",
-                result.nodes * 1000 / ms
+            values.push((
+                format!("{count} thread(s) nps"),
+                (result.nodes * 1000 / ms).to_string(),
             ));
         }
-        out(&line);
+        let values: Vec<(&str, String)> = values
+            .iter()
+            .map(|(k, v)| (k.as_str(), v.clone()))
+            .collect();
+        out(measured(
+            MeasureKind::Threads,
+            subject(session.as_ref()),
+            &values,
+        ));
     }
     let nps = |(nodes, ms): (u64, u64)| nodes * 1000 / ms.max(1);
     let (one, many) = (nps(totals[0]), nps(totals[1]));
-    out(&format!(
-        "info string threads total | 1 thread nps {one} | {threads} threads nps {many} | speedup {:.2}",
-        many as f64 / one.max(1) as f64
+    let many_name = format!("{threads} threads nps");
+    out(measured(
+        MeasureKind::Threads,
+        vec!["total".to_string()],
+        &[
+            ("1 thread nps", one.to_string()),
+            (&many_name, many.to_string()),
+            ("speedup", format!("{:.2}", many as f64 / one.max(1) as f64)),
+        ],
     ));
 }

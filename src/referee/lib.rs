@@ -14,12 +14,15 @@
 //! - [`tournament`]: workers, concurrency, early ends.
 //! - [`config`], [`spec`]: the settings of a match and of each engine.
 //! - [`merge`]: adding up a match played in parts; JSON results.
-//! - [`interrupt`]: Ctrl-C and SIGTERM, which end a match with its summary.
+//! - [`cli`]: the command line, which builds a match's configuration.
+//!
+//! It knows the games through the rules' catalogue and speaks to engines
+//! through the wire's types; it never sees the search.
 
+pub mod cli;
 pub mod clock;
 pub mod config;
 pub mod game;
-pub mod interrupt;
 pub mod merge;
 pub mod process;
 pub mod record;

@@ -8,6 +8,7 @@
 pub mod alphabeta;
 pub mod chance;
 pub mod deepening;
+pub mod memory;
 pub mod skill;
 pub mod solved;
 pub mod solver;
@@ -19,8 +20,8 @@ use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::sync::Arc;
 use std::time::Instant;
 
-use crate::game::session::Session;
-use crate::game::{Game, Outcome, Seat};
+use menagerie_rules::game::session::Session;
+use menagerie_rules::game::{Game, Outcome, Seat};
 
 pub use time::Limits;
 

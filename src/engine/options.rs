@@ -5,10 +5,11 @@
 
 use std::fmt;
 
-use crate::protocol::reply::{OptionKind, OptionLine};
-use crate::runtime::registry::{self, GameEntry, GAMES};
-use crate::search::Settings;
-use crate::text::Clipped;
+use crate::session::Entry;
+use menagerie_rules::catalogue;
+use menagerie_rules::text::Clipped;
+use menagerie_search::Settings;
+use menagerie_wire::reply::{OptionKind, OptionLine};
 
 /// A numeric engine option as `uci` lists it.
 pub struct Spin {
@@ -56,12 +57,13 @@ pub const SPINS: [&Spin; 5] = [&HASH, &THREADS, &SKILL, &SEED, &MOVE_OVERHEAD];
 pub const VARIANT: &str = "UCI_Variant";
 
 /// Whether a game can be played over UGI: two seats and no dice.
-pub fn in_ugi(game: &GameEntry) -> bool {
+pub fn in_ugi(game: &Entry) -> bool {
     !game.has_chance && game.seat_letters.len() == 2
 }
 
-/// The options `uci` (every game) or `ugi` (the games UGI can play) lists.
-pub fn listed(ugi: bool) -> Vec<OptionLine> {
+/// The options `uci` (every game of `catalogue`) or `ugi` (the games UGI
+/// can play) lists.
+pub fn listed(ugi: bool, catalogue: &[Entry]) -> Vec<OptionLine> {
     let mut lines: Vec<OptionLine> = SPINS
         .iter()
         .map(|spin| OptionLine {
@@ -73,7 +75,7 @@ pub fn listed(ugi: bool) -> Vec<OptionLine> {
             },
         })
         .collect();
-    let games: Vec<&GameEntry> = GAMES.iter().filter(|g| !ugi || in_ugi(g)).collect();
+    let games: Vec<&Entry> = catalogue.iter().filter(|g| !ugi || in_ugi(g)).collect();
     lines.push(OptionLine {
         name: VARIANT.to_string(),
         kind: OptionKind::Combo {
@@ -107,11 +109,13 @@ pub enum OptionError {
     },
     NeedsValue(&'static str),
     /// The table size the machine cannot give, and why.
-    NoMemory(crate::search::tt::TableError),
-    /// Not a game id, or (`ugi`) a game UGI cannot play.
+    NoMemory(menagerie_search::tt::TableError),
+    /// Not a game id, or (`ugi`) a game UGI cannot play; the games that
+    /// could be chosen.
     Variant {
         value: String,
         ugi: bool,
+        known: Vec<&'static str>,
     },
     /// A ruleset option's value that the game does not have.
     RuleValue {
@@ -130,17 +134,25 @@ impl fmt::Display for OptionError {
                 Clipped(name),
                 SPINS.iter().map(|s| s.name).collect::<Vec<_>>().join(", ")
             ),
-            OptionError::Variant { value, ugi: false } => write!(
+            OptionError::Variant {
+                value,
+                ugi: false,
+                known,
+            } => write!(
                 f,
                 "option {VARIANT}: unknown game '{}' (known: {})",
                 Clipped(value),
-                GAMES.iter().map(|g| g.id).collect::<Vec<_>>().join(", ")
+                known.join(", ")
             ),
-            OptionError::Variant { value, ugi: true } => write!(
+            OptionError::Variant {
+                value,
+                ugi: true,
+                known,
+            } => write!(
                 f,
                 "option {VARIANT}: '{}' is not a game UGI can play (two seats, no dice: {}); use uci for every game",
                 Clipped(value),
-                GAMES.iter().filter(|g| in_ugi(g)).map(|g| g.id).collect::<Vec<_>>().join(", ")
+                known.join(", ")
             ),
             OptionError::RuleValue {
                 option,
@@ -176,37 +188,47 @@ pub enum Setting {
     MoveOverhead(u64),
     /// A tuning weight, already set (they are process-wide).
     Tuned,
-    Variant(&'static GameEntry),
+    Variant(&'static Entry),
     /// A ruleset option of a game, as a `key=value` word.
     Rule {
-        game: &'static GameEntry,
+        game: &'static Entry,
         word: String,
     },
 }
 
-/// Checks `setoption name <name> value <value>`; in a UGI session the
-/// games are those UGI can play.
-pub fn parse(name: &str, value: Option<&str>, ugi: bool) -> Result<Setting, OptionError> {
+/// Checks `setoption name <name> value <value>` against the games of
+/// `games`; in a UGI session the games are those UGI can play.
+pub fn parse(
+    name: &str,
+    value: Option<&str>,
+    ugi: bool,
+    games: &'static [Entry],
+) -> Result<Setting, OptionError> {
     if name.eq_ignore_ascii_case(VARIANT) {
         let text = value.ok_or(OptionError::NeedsValue(VARIANT))?;
-        let game = registry::find(text)
+        let game = catalogue::find(games, text)
             .filter(|g| !ugi || in_ugi(g))
             .ok_or_else(|| OptionError::Variant {
                 value: text.to_string(),
                 ugi,
+                known: games
+                    .iter()
+                    .filter(|g| !ugi || in_ugi(g))
+                    .map(|g| g.id)
+                    .collect(),
             })?;
         return Ok(Setting::Variant(game));
     }
-    if let Some(setting) = rule(name, value)? {
+    if let Some(setting) = rule(name, value, games)? {
         return Ok(setting);
     }
     if let Some(param) = name
         .get(..5)
         .filter(|prefix| prefix.eq_ignore_ascii_case("tune."))
-        .and_then(|_| crate::tune::find(&name[5..]))
+        .and_then(|_| menagerie_rules::tune::find(&name[5..]))
     {
         let text = value.ok_or(OptionError::NeedsValue(param.name))?;
-        let (min, max) = crate::tune::bounds(param);
+        let (min, max) = menagerie_rules::tune::bounds(param);
         let bad = || OptionError::Value {
             name: param.name,
             value: text.to_string(),
@@ -214,7 +236,7 @@ pub fn parse(name: &str, value: Option<&str>, ugi: bool) -> Result<Setting, Opti
             max: max as u64,
         };
         let number: i32 = text.parse().map_err(|_| bad())?;
-        crate::tune::set(param, number).map_err(|_| bad())?;
+        menagerie_rules::tune::set(param, number).map_err(|_| bad())?;
         return Ok(Setting::Tuned);
     }
     let spin = SPINS
@@ -243,11 +265,15 @@ pub fn parse(name: &str, value: Option<&str>, ugi: bool) -> Result<Setting, Opti
 }
 
 /// `<game>.<key>` with a value the game's option has.
-fn rule(name: &str, value: Option<&str>) -> Result<Option<Setting>, OptionError> {
+fn rule(
+    name: &str,
+    value: Option<&str>,
+    games: &'static [Entry],
+) -> Result<Option<Setting>, OptionError> {
     let Some((id, key)) = name.split_once('.') else {
         return Ok(None);
     };
-    let Some(game) = GAMES.iter().find(|g| g.id.eq_ignore_ascii_case(id)) else {
+    let Some(game) = games.iter().find(|g| g.id.eq_ignore_ascii_case(id)) else {
         return Ok(None);
     };
     let Some(option) = game

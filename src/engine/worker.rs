@@ -8,12 +8,12 @@ use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::mpsc::{Receiver, Sender};
 use std::sync::Arc;
 
-use super::super::output::{InfoWriter, Output};
-use super::super::reply::Reply;
-use super::Event;
-use crate::bench::BenchKind;
-use crate::runtime::{EngineSession, Unsolved};
-use crate::search::{Limits, Settings, Shared};
+use crate::driver::Event;
+use crate::output::{InfoWriter, Output};
+use crate::session::{EngineSession, Entry, Unsolved};
+use menagerie_search::{Limits, Settings, Shared};
+use menagerie_wire::reply::Reply;
+use menagerie_wire::BenchKind;
 
 /// Long work handed to the worker.
 pub enum Job {
@@ -30,6 +30,7 @@ pub enum Job {
     },
     Bench {
         kind: BenchKind,
+        games: &'static [Entry],
         stop: Arc<AtomicBool>,
     },
     Solve {
@@ -92,13 +93,14 @@ fn execute(job: Job, out: &Output) -> bool {
                 ))),
             }
         }
-        Job::Bench { kind, stop } => {
-            crate::bench::run(kind, &stop, &mut |line| out.reply(&Reply::parse(line)))
+        Job::Bench { kind, games, stop } => {
+            crate::bench::run(kind, games, &stop, &mut |reply| out.reply(&reply))
         }
         Job::Solve { session, stop } => match session.solve(&stop) {
-            Err(Unsolved::NotSolvable) => {
-                out.error("solve", &super::EngineError::NotSolvable(session.game_id()))
-            }
+            Err(Unsolved::NotSolvable) => out.error(
+                "solve",
+                &crate::driver::EngineError::NotSolvable(session.game_id()),
+            ),
             Err(Unsolved::Stopped) => out.reply(&Reply::Remark(
                 "solve stopped before the solved table was built".to_string(),
             )),

@@ -1,23 +1,36 @@
-//! The run-time face of a game in progress, for code that picks a game by
-//! name: the rules' [`DynSession`] joined to the search. It lives above
-//! both, so the rules never know the search and the search never knows
-//! the protocol.
-//!
-//! - [`EngineSession`]: a session that can also search and solve.
-//! - [`registry`]: the games this build knows; adding a game is one file
-//!   under `src/games/` and one line there.
-
-pub mod registry;
+//! The engine's face of a game in progress: the rules' [`DynSession`]
+//! joined to the search. It lives above both, so the rules never know the
+//! search and the search never knows the protocol. The engine's catalogue
+//! is the rules' one list of games, with sessions attached by
+//! [`Searching`].
 
 use std::sync::atomic::AtomicBool;
 
-use crate::game::session::{DynSession, Session};
-pub use crate::search::solved::Unsolved;
+use menagerie_rules::catalogue::{self, Attach, GameEntry};
+use menagerie_rules::game::session::{DynSession, Session};
+use menagerie_rules::game::Game;
+use menagerie_search as search;
+pub use menagerie_search::solved::Unsolved;
+
+/// Attaches the search to sessions of any game.
+pub struct Searching;
+
+impl Attach for Searching {
+    type Session = dyn EngineSession;
+
+    fn attach<G: Game>(session: Session<G>) -> Box<dyn EngineSession> {
+        Box::new(session)
+    }
+}
+
+/// A catalogue entry whose sessions search.
+pub type Entry = GameEntry<Searching>;
+
+/// The games of this build, as the engine plays them.
+pub static GAMES: [Entry; 4] = catalogue::games::<Searching>();
 
 /// A solved position: its value and each legal move's, as text.
 pub type Solved = (String, Vec<(String, String)>);
-use crate::game::Game;
-use crate::search;
 
 /// A session of any game, with the search joined to it. Implemented once,
 /// generically, for every [`Session`].

@@ -1,13 +1,14 @@
 //! A game in progress: a position plus the history the draw rules need, and
 //! its object-safe face ([`DynSession`]) for code that does not know the
-//! game's type. The face knows the rules only; `crate::runtime` joins it
-//! to the search.
+//! game's type. The face knows the rules only; the engine joins it to the
+//! search (see [`crate::catalogue::Attach`]).
 
 use std::fmt;
 use std::sync::atomic::AtomicBool;
 
 use super::{EndReason, Game, Outcome, Ruleset, Status};
 use crate::notation::{MoveError, NotationError};
+use crate::rng::Rng;
 
 /// A position together with everything needed to apply the draw rules:
 /// the hashes of every position since the notation that `position` or
@@ -199,6 +200,10 @@ pub trait DynSession: Send + Sync {
     /// Random games from the current position (see [`super::playout`]),
     /// fewer if `stop` is set.
     fn playouts(&self, games: u64, seed: u64, stop: &AtomicBool) -> super::playout::PlayoutStats;
+    /// At a position awaiting a chance outcome: one drawn with the game's
+    /// own probabilities from `rng`, played, and returned in notation.
+    /// `None` (nothing drawn or played) where a player moves.
+    fn play_chance(&mut self, rng: &mut Rng) -> Option<String>;
 }
 
 impl<G: Game> DynSession for Session<G> {
@@ -324,5 +329,14 @@ impl<G: Game> DynSession for Session<G> {
 
     fn playouts(&self, games: u64, seed: u64, stop: &AtomicBool) -> super::playout::PlayoutStats {
         super::playout::playouts(&self.position, games, seed, stop)
+    }
+
+    fn play_chance(&mut self, rng: &mut Rng) -> Option<String> {
+        if self.status() != Status::Ongoing {
+            return None;
+        }
+        let outcome = self.position.sample_chance(rng, &mut Vec::new())?;
+        self.play(outcome);
+        Some(outcome.to_string())
     }
 }

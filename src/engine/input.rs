@@ -4,7 +4,8 @@ use std::io::BufRead;
 use std::sync::mpsc::Sender;
 use std::sync::{Condvar, Mutex};
 
-use super::{Event, MAX_LINE};
+use crate::driver::{Event, MAX_LINE};
+use menagerie_os::lines::BoundedLines;
 
 /// Most lines read ahead of the one being answered.
 pub const MAX_WAITING_LINES: usize = 1024;
@@ -46,55 +47,21 @@ impl Backlog {
 /// at [`MAX_LINE`] bytes (a longer one becomes [`Event::TooLong`] with its
 /// first word, so that the error can name the command), and bytes that
 /// are not UTF-8 still make a line, which the parser then rejects. Each
-/// line waits for room in `backlog` before it is read further.
-pub fn read_lines(mut reader: impl BufRead, events: &Sender<Event>, backlog: &Backlog) {
-    let mut line = Vec::new();
-    loop {
-        line.clear();
-        let mut length = 0usize;
-        let ended = loop {
-            let chunk = match reader.fill_buf() {
-                Ok(chunk) => chunk,
-                Err(e) if e.kind() == std::io::ErrorKind::Interrupted => continue,
-                Err(_) => break true,
-            };
-            if chunk.is_empty() {
-                break true;
-            }
-            let (piece, newline) = match chunk.iter().position(|&b| b == b'\n') {
-                Some(i) => (&chunk[..i], true),
-                None => (chunk, false),
-            };
-            if line.len() < MAX_LINE {
-                let room = MAX_LINE - line.len();
-                line.extend_from_slice(&piece[..piece.len().min(room)]);
-            }
-            length += piece.len();
-            let used = piece.len() + usize::from(newline);
-            reader.consume(used);
-            if newline {
-                break false;
-            }
-        };
-        if length == 0 && ended {
-            break;
-        }
-        let event = if length > MAX_LINE {
-            let kept = String::from_utf8_lossy(&line);
+/// line waits for room in `backlog` before the next is read.
+pub fn read_lines(reader: impl BufRead, events: &Sender<Event>, backlog: &Backlog) {
+    for line in BoundedLines::new(reader, MAX_LINE) {
+        let event = if line.is_cut() {
+            let kept = String::from_utf8_lossy(&line.bytes);
             Event::TooLong {
-                bytes: length,
+                bytes: line.length,
                 first_word: kept.split_whitespace().next().unwrap_or("").to_string(),
             }
         } else {
-            Event::Line(String::from_utf8_lossy(&line).into_owned())
+            Event::Line(String::from_utf8_lossy(&line.bytes).into_owned())
         };
         backlog.admit(event.held_bytes());
-        if events.send(event).is_err() || ended {
-            break;
-        }
-        // The buffer of a long line is not kept while it waits.
-        if line.capacity() > 1 << 16 {
-            line = Vec::new();
+        if events.send(event).is_err() {
+            return;
         }
     }
     let _ = events.send(Event::Eof);

@@ -6,8 +6,8 @@ use std::io::Write;
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::{Arc, Mutex};
 
-use super::reply::{InfoItem, InfoLine, Reply, ScoreText};
-use crate::search::{Info, Reporter, Score};
+use menagerie_search::{Info, Reporter, Score};
+use menagerie_wire::reply::{InfoItem, InfoLine, Reply, ScoreText};
 
 #[derive(Clone)]
 pub struct Output {

@@ -1,0 +1,22 @@
+//! The engine: the protocol of protocol.md spoken on stdin and stdout,
+//! over any game of the catalogue, with the search attached.
+//!
+//! - [`driver`]: the engine loop: input lines become typed commands,
+//!   executed in order, answered with typed replies.
+//! - [`session`]: a session of any game with the search joined to it, and
+//!   the engine's catalogue of games.
+//! - [`output`]: the one writer of replies; the search reports through it.
+//! - [`bench`]: speed measured on fixed work.
+
+mod answers;
+pub mod bench;
+pub mod driver;
+mod input;
+mod options;
+pub mod output;
+pub mod session;
+mod worker;
+
+pub use driver::{run, run_with, Input, RunOptions};
+pub use input::command_lines;
+pub use output::Output;

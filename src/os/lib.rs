@@ -1,0 +1,14 @@
+//! What the programs of menagerie need from the operating system, in one
+//! place, used by the engine, the referee and the browser board alike:
+//!
+//! - [`group`]: child processes in process groups of their own, killed as
+//!   a whole and never signalled once reaped;
+//! - [`lines`]: reading lines of bounded length;
+//! - [`signals`]: SIGINT and SIGTERM handlers that end every process
+//!   group this process started;
+//! - [`bundled`]: finding the engine installed next to a program.
+
+pub mod bundled;
+pub mod group;
+pub mod lines;
+pub mod signals;

@@ -1,0 +1,574 @@
+//! The referee's command line: plays matches between two engines, and
+//! re-checks or adds up their records. The `referee` program is this
+//! module's [`main`] over the games of this build.
+
+use std::path::{Path, PathBuf};
+use std::process::ExitCode;
+use std::time::Duration;
+
+use crate::config::{check_limit, MatchConfig};
+use crate::merge;
+use crate::record::{read_file, replay};
+use crate::report;
+use crate::spec::{parse_engine, parse_tc, EngineSpec, Limit};
+use crate::stats::Sprt;
+use crate::tournament::{run, Finish};
+use clap::{ArgAction, ArgMatches, CommandFactory, FromArgMatches, Parser, Subcommand};
+use menagerie_os::signals::{self, EXIT_INTERRUPTED};
+use menagerie_rules::catalogue::{self, GameEntry};
+
+const EXAMPLES: &str = "\
+Examples:
+  referee
+      a short demo: the bundled engine at full strength against its greedy
+      setting (Skill 1), 10 games of safari-dual at 20 ms per move
+  referee --engine ./menagerie name=new --engine ./menagerie name=old option.Skill=10 \\
+          --game awithlaknannai-mosona --rounds 50 --tc 5+0.05 --random-openings 6 \\
+          --concurrency 2 --record games.txt
+  referee --engine ./a --engine ./b --game kilkenny-cats players=4 --games 100 --movetime 100 \\
+          --sprt elo0=0 elo1=10 alpha=0.05 beta=0.05
+  referee ... --seed 7 --record part2.txt --shard 2/8      (a slice of the match)
+  referee ... --seed 7 --record games.txt --resume         (finish a cut-short match)
+  referee merge part*.txt --sprt elo0=0 elo1=10 alpha=0.05 beta=0.05 --json results.json
+  referee replay games.txt
+
+Engine settings (after the command line of an --engine): name=<name>,
+option.<Name>=<value> (sent with setoption), tc=<base>+<inc>, movetime=<ms>,
+depth=<n>, nodes=<n> (the engine's own limit, overriding the match's).
+
+Exit status: 0 the match ended (all games, or an SPRT decision); 1 a record
+could not be written, or replay found bad records; 2 bad arguments, an
+engine that does not start or refuses an option, a record file that cannot
+be used, before any game; 130 interrupted (Ctrl-C prints the summary so far;
+a second Ctrl-C stops at once).";
+
+/// Plays matches between two engines speaking the menagerie protocol, for
+/// any of the four games, and reports score, Elo and SPRT.
+#[derive(Parser)]
+#[command(name = "referee", version, after_help = EXAMPLES)]
+struct Cli {
+    #[command(subcommand)]
+    command: Option<Sub>,
+
+    // Values are grouped per occurrence through the raw matches (engine_groups).
+    /// An engine: its command line, then settings. Give it twice (none: the demo).
+    #[arg(long = "engine", num_args = 1.., action = ArgAction::Append, value_name = "CMD [KEY=VALUE]...")]
+    engines: Vec<String>,
+
+    /// The game id, then ruleset options as key=value.
+    #[arg(long, num_args = 1.., value_name = "ID [KEY=VALUE]...", default_values = ["safari-dual"])]
+    game: Vec<String>,
+
+    /// Number of games (at least 1).
+    #[arg(long, conflicts_with = "rounds")]
+    games: Option<u32>,
+
+    /// Number of rounds: a round is a pair of games with seats swapped (at least 1).
+    #[arg(long)]
+    rounds: Option<u32>,
+
+    /// Clock: base+increment in seconds, e.g. 10+0.1.
+    #[arg(long, group = "limit", value_name = "BASE+INC")]
+    tc: Option<String>,
+
+    /// Fixed time per move in milliseconds (at least 1).
+    #[arg(long, group = "limit", value_name = "MS")]
+    movetime: Option<u64>,
+
+    /// Fixed search depth per move (at least 1).
+    #[arg(long, group = "limit")]
+    depth: Option<u32>,
+
+    /// Fixed node count per move (at least 1).
+    #[arg(long, group = "limit")]
+    nodes: Option<u64>,
+
+    /// Games played at the same time (each engine process plays one at a time).
+    #[arg(long, default_value_t = 1, value_parser = clap::value_parser!(u32).range(1..=64))]
+    concurrency: u32,
+
+    /// Seed of the dice and random openings (default: from the clock; printed).
+    /// --shard and --resume need it.
+    #[arg(long)]
+    seed: Option<u64>,
+
+    /// Openings: one notation, or move list from the start, per line; each played twice.
+    #[arg(long, value_name = "FILE")]
+    openings: Option<PathBuf>,
+
+    /// Random plies from the start for each pair, when there is no openings file.
+    #[arg(long, default_value_t = 0, value_name = "N")]
+    random_openings: u32,
+
+    /// Append one record line per finished game to this file (locked while the match runs).
+    #[arg(long, value_name = "FILE")]
+    record: Option<PathBuf>,
+
+    /// Continue the match of the --record file: play only the games it lacks.
+    #[arg(long, requires = "record")]
+    resume: bool,
+
+    /// Play only the I-th of N interleaved slices of the pairs (1 <= I <= N).
+    #[arg(long, value_name = "I/N")]
+    shard: Option<String>,
+
+    /// Adjudicate a draw after this many player moves (at least 1).
+    #[arg(long, value_name = "N")]
+    max_plies: Option<u32>,
+
+    /// Stop when a sequential test decides: elo0=.. elo1=.. alpha=.. beta=.. (all four).
+    #[arg(long, num_args = 1..=4, value_name = "KEY=VALUE")]
+    sprt: Vec<String>,
+
+    /// Print the Elo and SPRT block every N games (0: only at the end).
+    #[arg(long, default_value_t = 10, value_name = "N")]
+    rating_interval: u32,
+
+    /// Write the results as JSON to this file at the end.
+    #[arg(long, value_name = "FILE")]
+    json: Option<PathBuf>,
+
+    /// Only print the summary.
+    #[arg(long)]
+    quiet: bool,
+
+    /// Check the settings, the record file and the engines with their
+    /// options, print what would be played, and play nothing.
+    #[arg(long)]
+    dry_run: bool,
+
+    /// Milliseconds an engine may take to start and complete its handshake.
+    #[arg(long, default_value_t = 30_000, value_name = "MS")]
+    startup_timeout: u64,
+
+    /// Milliseconds an engine may take to answer isready (between games, and
+    /// pings during searches without a time limit) before it forfeits.
+    #[arg(long, default_value_t = 3000, value_name = "MS")]
+    stall_timeout: u64,
+
+    /// Milliseconds over its clock an engine is forgiven.
+    #[arg(long, default_value_t = 50, value_name = "MS")]
+    time_margin: u64,
+}
+
+#[derive(Subcommand)]
+enum Sub {
+    /// Re-check every record of a file against the rules and print its final position.
+    Replay {
+        #[arg(value_name = "FILE")]
+        file: PathBuf,
+    },
+    /// Add up the records of a match's shards: duplicates dropped, complete pairs counted.
+    Merge {
+        #[arg(value_name = "FILE", required = true)]
+        files: Vec<PathBuf>,
+        /// The SPRT to report: elo0=.. elo1=.. alpha=.. beta=.. (all four).
+        #[arg(long, num_args = 1..=4, value_name = "KEY=VALUE")]
+        sprt: Vec<String>,
+        /// Write the results as JSON to this file.
+        #[arg(long, value_name = "FILE")]
+        json: Option<PathBuf>,
+    },
+}
+
+/// A problem found before any game: exit status 2.
+fn fail(message: impl std::fmt::Display) -> ExitCode {
+    eprintln!("referee: error: {message}");
+    ExitCode::from(2)
+}
+
+/// The `referee` program over the games of `games`: reads the command
+/// line and does what it says.
+pub fn main(games: &'static [GameEntry]) -> ExitCode {
+    let matches = Cli::command().get_matches();
+    let cli = match Cli::from_arg_matches(&matches) {
+        Ok(cli) => cli,
+        Err(e) => e.exit(),
+    };
+    match &cli.command {
+        Some(Sub::Replay { file }) => replay_file(file, games),
+        Some(Sub::Merge { files, sprt, json }) => merge_files(files, sprt, json.as_deref()),
+        None => match config(&cli, &engine_groups(&matches), games) {
+            Ok(config) => play_match(&config),
+            Err(message) => fail(message),
+        },
+    }
+}
+
+fn play_match(config: &MatchConfig) -> ExitCode {
+    let interrupted = signals::stop_on_termination();
+    let mut out = std::io::stdout();
+    let outcome = match run(config, &mut out, interrupted) {
+        Ok(outcome) => outcome,
+        Err(e) => return fail(e),
+    };
+    if config.dry_run {
+        return ExitCode::SUCCESS;
+    }
+    report::summary(&outcome.board, &mut out);
+    if outcome.engine_moves > 0 && !config.quiet {
+        println!(
+            "Referee overhead: {:.3} ms per move ({} moves)",
+            outcome.referee_ms / outcome.engine_moves as f64,
+            outcome.engine_moves
+        );
+    }
+    if let Some(path) = &config.json {
+        if let Err(e) = merge::write_json(&outcome.board, &outcome.fingerprint, path) {
+            eprintln!("referee: error: {e}");
+            return ExitCode::from(1);
+        }
+    }
+    match outcome.finish {
+        Finish::Completed | Finish::Decided => ExitCode::SUCCESS,
+        Finish::Interrupted => {
+            println!("Interrupted: the summary counts the games finished so far.");
+            ExitCode::from(EXIT_INTERRUPTED)
+        }
+        Finish::RecordFailed(why) => {
+            eprintln!("referee: error: {why}; the match stopped");
+            ExitCode::from(1)
+        }
+    }
+}
+
+fn replay_file(file: &Path, games: &[GameEntry]) -> ExitCode {
+    let text = match std::fs::read_to_string(file) {
+        Ok(text) => text,
+        Err(e) => return fail(format!("cannot read {}: {e}", file.display())),
+    };
+    let mut bad = 0;
+    for (n, line) in text.lines().enumerate() {
+        if line.trim().is_empty() || line.starts_with('#') {
+            continue;
+        }
+        let checked = line
+            .parse::<crate::record::Record>()
+            .and_then(|r| replay(&r, games).map(|done| (r, done)));
+        match checked {
+            Ok((r, done)) => println!(
+                "record {} (game {}): {} {} | {} | {}",
+                n + 1,
+                r.index + 1,
+                r.game,
+                r.result,
+                done.ending,
+                done.final_notation
+            ),
+            Err(e) => {
+                bad += 1;
+                println!("record {}: error: {e}", n + 1);
+            }
+        }
+    }
+    if bad > 0 {
+        eprintln!("referee: {bad} record(s) failed the replay");
+        ExitCode::from(1)
+    } else {
+        ExitCode::SUCCESS
+    }
+}
+
+fn merge_files(files: &[PathBuf], sprt: &[String], json: Option<&Path>) -> ExitCode {
+    let sprt = if sprt.is_empty() {
+        None
+    } else {
+        match parse_sprt(sprt) {
+            Ok(s) => Some(s),
+            Err(e) => return fail(e),
+        }
+    };
+    let mut records = Vec::new();
+    for file in files {
+        match read_file(file) {
+            Ok(r) => records.extend(r),
+            Err(e) => return fail(e),
+        }
+    }
+    let merged = match merge::merge(records, sprt) {
+        Ok(merged) => merged,
+        Err(e) => return fail(e),
+    };
+    let mut out = std::io::stdout();
+    merge::print(&merged, &mut out);
+    if let Some(path) = json {
+        if let Err(e) = merge::write_json(&merged.board, &merged.fingerprint, path) {
+            return fail(e);
+        }
+    }
+    ExitCode::SUCCESS
+}
+
+/// The bundled engine, next to this program.
+fn bundled_engine() -> Result<String, String> {
+    menagerie_os::bundled::engine()
+        .map(|path| path.to_string_lossy().into_owned())
+        .map_err(|e| format!("no engine given and {e}"))
+}
+
+/// The values of each `--engine`, one group per occurrence.
+fn engine_groups(matches: &ArgMatches) -> Vec<Vec<String>> {
+    matches
+        .get_occurrences::<String>("engines")
+        .map(|groups| groups.map(|g| g.cloned().collect()).collect())
+        .unwrap_or_default()
+}
+
+fn at_least_one<T: PartialOrd + From<u8> + Copy>(
+    value: Option<T>,
+    what: &str,
+) -> Result<(), String> {
+    match value {
+        Some(v) if v < T::from(1) => Err(format!("{what} must be at least 1")),
+        _ => Ok(()),
+    }
+}
+
+fn config(
+    cli: &Cli,
+    engine_args: &[Vec<String>],
+    games: &'static [GameEntry],
+) -> Result<MatchConfig, String> {
+    let engines: Vec<EngineSpec> = match engine_args.len() {
+        0 => {
+            let engine = bundled_engine()?;
+            let demo = [
+                vec![engine.clone(), "name=full".into()],
+                vec![engine, "name=greedy".into(), "option.Skill=1".into()],
+            ];
+            demo.iter()
+                .enumerate()
+                .map(|(i, v)| parse_engine(v, i).map_err(|e| e.to_string()))
+                .collect::<Result<_, _>>()?
+        }
+        2 => engine_args
+            .iter()
+            .enumerate()
+            .map(|(i, v)| parse_engine(v, i).map_err(|e| e.to_string()))
+            .collect::<Result<_, _>>()?,
+        n => {
+            return Err(format!(
+                "a match needs two engines (--engine twice), got {n}"
+            ))
+        }
+    };
+    if engines[0].name == engines[1].name {
+        return Err(format!(
+            "both engines are named '{}'; give one a name= setting",
+            engines[0].name
+        ));
+    }
+    for e in &engines {
+        if e.name
+            .contains(|c: char| c.is_whitespace() || matches!(c, ',' | ':' | '=' | '\t'))
+            || e.name == "-"
+        {
+            return Err(format!(
+                "engine name '{}' may not be '-' or contain blanks, ',', ':' or '='",
+                e.name
+            ));
+        }
+        if let Some(limit) = &e.limit {
+            check_limit(limit, &format!("engine {}", e.name)).map_err(|e| e.to_string())?;
+        }
+    }
+    let (id, rules) = cli.game.split_first().ok_or("--game needs a game id")?;
+    let entry = catalogue::entry(games, id).map_err(|e| e.to_string())?;
+    entry
+        .session(rules)
+        .map_err(|e| format!("--game {id}: {e}"))?;
+    at_least_one(cli.games, "--games")?;
+    at_least_one(cli.rounds, "--rounds")?;
+    at_least_one(cli.max_plies, "--max-plies")?;
+    at_least_one(cli.movetime, "--movetime")?;
+    at_least_one(cli.depth, "--depth")?;
+    at_least_one(cli.nodes, "--nodes")?;
+    at_least_one(Some(cli.stall_timeout), "--stall-timeout")?;
+    at_least_one(Some(cli.startup_timeout), "--startup-timeout")?;
+    let limit = if let Some(tc) = &cli.tc {
+        parse_tc(tc).map_err(|why| format!("--tc '{tc}': {why}"))?
+    } else if let Some(ms) = cli.movetime {
+        Limit::MoveTime(ms)
+    } else if let Some(d) = cli.depth {
+        Limit::Depth(d)
+    } else if let Some(n) = cli.nodes {
+        Limit::Nodes(n)
+    } else {
+        Limit::MoveTime(20)
+    };
+    let games = match (cli.games, cli.rounds) {
+        (Some(g), _) => g,
+        (None, Some(r)) => r.checked_mul(2).ok_or("--rounds is too large")?,
+        (None, None) => 10,
+    };
+    // The demo varies its games with a few random plies.
+    let random_openings =
+        if engine_args.is_empty() && cli.openings.is_none() && cli.random_openings == 0 {
+            4
+        } else {
+            cli.random_openings
+        };
+    let openings = match &cli.openings {
+        Some(path) => load_openings(path, entry, rules)?,
+        None => Vec::new(),
+    };
+    let sprt = if cli.sprt.is_empty() {
+        None
+    } else {
+        Some(parse_sprt(&cli.sprt)?)
+    };
+    let shard = cli.shard.as_deref().map(parse_shard).transpose()?;
+    if (shard.is_some() || cli.resume) && cli.seed.is_none() {
+        return Err(format!(
+            "{} needs --seed: every part of a match must play the same games",
+            if cli.resume { "--resume" } else { "--shard" }
+        ));
+    }
+    if shard.is_some() && sprt.is_some() {
+        return Err(
+            "--sprt with --shard: a shard cannot decide alone; merge the shards with --sprt (see README)"
+                .to_string(),
+        );
+    }
+    let seed = cli.seed.unwrap_or_else(|| {
+        std::time::SystemTime::now()
+            .duration_since(std::time::UNIX_EPOCH)
+            .map_or(1, |d| d.as_nanos() as u64 & 0xFFFF_FFFF)
+    });
+    let [a, b]: [EngineSpec; 2] = engines.try_into().map_err(|_| "two engines".to_string())?;
+    Ok(MatchConfig {
+        engines: [a, b],
+        entry,
+        rules: rules.to_vec(),
+        games,
+        limit,
+        concurrency: cli.concurrency as usize,
+        seed,
+        openings,
+        random_openings,
+        record: cli.record.clone(),
+        resume: cli.resume,
+        shard,
+        max_plies: cli.max_plies,
+        sprt,
+        quiet: cli.quiet && !cli.dry_run,
+        dry_run: cli.dry_run,
+        startup: Duration::from_millis(cli.startup_timeout),
+        stall: Duration::from_millis(cli.stall_timeout),
+        margin_ms: cli.time_margin,
+        rating_interval: cli.rating_interval,
+        json: cli.json.clone(),
+    })
+}
+
+/// `I/N` with 1 <= I <= N.
+fn parse_shard(text: &str) -> Result<(u32, u32), String> {
+    let bad = || format!("--shard '{text}': expected I/N with 1 <= I <= N, e.g. 3/8");
+    let (i, n) = text.split_once('/').ok_or_else(bad)?;
+    let (i, n): (u32, u32) = (i.parse().map_err(|_| bad())?, n.parse().map_err(|_| bad())?);
+    if i == 0 || n == 0 || i > n {
+        return Err(bad());
+    }
+    Ok((i, n))
+}
+
+/// Reads an openings file into start notations.
+fn load_openings(path: &Path, entry: &GameEntry, rules: &[String]) -> Result<Vec<String>, String> {
+    let text = std::fs::read_to_string(path)
+        .map_err(|e| format!("openings file {}: {e}", path.display()))?;
+    let mut openings = Vec::new();
+    for (n, line) in text.lines().enumerate() {
+        let line = line.trim();
+        if line.is_empty() || line.starts_with('#') {
+            continue;
+        }
+        let mut session = entry.session(rules).map_err(|e| e.to_string())?;
+        let as_notation = session.set_position(Some(line), &[]);
+        if as_notation.is_err() {
+            let (notation, moves) = match line.split_once(" moves ") {
+                Some((fen, moves)) => (Some(fen), moves),
+                None => (None, line),
+            };
+            let moves: Vec<String> = moves.split_whitespace().map(String::from).collect();
+            if let Err(e) = session.set_position(notation, &moves) {
+                let why = match (notation, as_notation) {
+                    (None, Err(notation_error)) => {
+                        format!("not a notation ({notation_error}) nor a move list ({e})")
+                    }
+                    _ => e.to_string(),
+                };
+                return Err(format!(
+                    "openings file {} line {}: {why}",
+                    path.display(),
+                    n + 1
+                ));
+            }
+        }
+        if session.status() != menagerie_rules::game::Status::Ongoing {
+            return Err(format!(
+                "openings file {} line {}: the game is already over",
+                path.display(),
+                n + 1
+            ));
+        }
+        openings.push(session.notation());
+    }
+    if openings.is_empty() {
+        return Err(format!("openings file {} has no openings", path.display()));
+    }
+    Ok(openings)
+}
+
+/// `elo0=.. elo1=.. alpha=.. beta=..`, all four, once each.
+fn parse_sprt(words: &[String]) -> Result<Sprt, String> {
+    let mut values: [Option<f64>; 4] = [None; 4];
+    const KEYS: [&str; 4] = ["elo0", "elo1", "alpha", "beta"];
+    for word in words {
+        let (key, value) = word
+            .split_once('=')
+            .ok_or_else(|| format!("--sprt '{word}' is not key=value"))?;
+        let i = KEYS.iter().position(|k| *k == key).ok_or_else(|| {
+            format!("--sprt: unknown key '{key}' (known: elo0, elo1, alpha, beta)")
+        })?;
+        let v: f64 = value
+            .parse()
+            .ok()
+            .filter(|v: &f64| v.is_finite())
+            .ok_or_else(|| format!("--sprt {key}: '{value}' is not a number"))?;
+        if values[i].replace(v).is_some() {
+            return Err(format!("--sprt: {key} given twice"));
+        }
+    }
+    let missing: Vec<&str> = KEYS
+        .iter()
+        .zip(&values)
+        .filter(|(_, v)| v.is_none())
+        .map(|(k, _)| *k)
+        .collect();
+    if !missing.is_empty() {
+        return Err(format!(
+            "--sprt needs elo0, elo1, alpha and beta; missing {} (e.g. --sprt elo0=0 elo1=10 alpha=0.05 beta=0.05)",
+            missing.join(", ")
+        ));
+    }
+    let [elo0, elo1, alpha, beta] = values.map(|v| v.expect("checked"));
+    for (key, v) in [("alpha", alpha), ("beta", beta)] {
+        if !(v > 0.0 && v < 0.5) {
+            return Err(format!("--sprt {key} must be between 0 and 0.5, not {v}"));
+        }
+    }
+    if elo1 <= elo0 {
+        return Err(format!(
+            "--sprt needs elo1 greater than elo0 ({elo0} and {elo1})"
+        ));
+    }
+    if elo0.abs() >= 1000.0 || elo1.abs() >= 1000.0 {
+        return Err("--sprt Elo bounds must be within +/-1000".to_string());
+    }
+    Ok(Sprt {
+        elo0,
+        elo1,
+        alpha,
+        beta,
+    })
+}

@@ -1,0 +1,11 @@
+//! The protocol's vocabulary, both directions: [`command::Command`]s a
+//! client sends and [`reply::Reply`]s an engine prints, each parsed from a
+//! line and printed back to the same line. The engine, the referee, the
+//! browser board and the test engines all speak through these types; this
+//! crate knows nothing of any of them (nor of the search).
+
+pub mod command;
+pub mod reply;
+
+pub use command::{parse_line, BenchKind, Command, GoParams, ParseError, Query};
+pub use reply::Reply;
