@@ -13,6 +13,7 @@ mod gui;
 mod hdk;
 mod kilkenny;
 mod layers;
+mod os;
 mod perft;
 mod pipelines;
 mod promises;
