@@ -16,6 +16,7 @@
 //!             --engine target/release/menagerie depth=3 \
 //!             --game kilkenny-cats --games 1000 --depth 2 --record games.txt
 
+use menagerie_referee::game::Reason;
 use std::io::{BufRead, Write};
 
 /// Prints a line, ending the program quietly when stdout is closed (as
@@ -105,7 +106,7 @@ fn main() {
 /// The positions of one two-player game that ended by the rules; other
 /// records are left out quietly.
 fn add_game(record: &Record, samples: &mut Vec<Sample>) -> Result<(), String> {
-    if record.game != "kilkenny-cats" || record.is_forfeit() || record.reason == "max-plies" {
+    if record.game != "kilkenny-cats" || record.is_forfeit() || record.reason == Reason::MaxPlies {
         return Ok(());
     }
     let ruleset = Ruleset::parse(Kilkenny::OPTIONS, &record.rules).map_err(|e| e.to_string())?;

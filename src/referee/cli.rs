@@ -6,7 +6,9 @@ use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 use std::time::Duration;
 
-use crate::config::{check_limit, MatchConfig};
+use crate::config::{
+    check_limit, ConfigError, MatchConfig, OpeningsError, PlaySettings, SprtError,
+};
 use crate::merge;
 use crate::record::{read_file, replay};
 use crate::report;
@@ -15,7 +17,7 @@ use crate::stats::Sprt;
 use crate::tournament::{run, Finish};
 use clap::{ArgAction, ArgMatches, CommandFactory, FromArgMatches, Parser, Subcommand};
 use menagerie_os::signals::{self, EXIT_INTERRUPTED};
-use menagerie_rules::catalogue::{self, GameEntry};
+use menagerie_rules::catalogue::{self, GameEntry, GameError};
 
 const EXAMPLES: &str = "\
 Examples:
@@ -300,10 +302,10 @@ fn merge_files(files: &[PathBuf], sprt: &[String], json: Option<&Path>) -> ExitC
 }
 
 /// The bundled engine, next to this program.
-fn bundled_engine() -> Result<String, String> {
+fn bundled_engine() -> Result<String, ConfigError> {
     menagerie_os::bundled::engine()
         .map(|path| path.to_string_lossy().into_owned())
-        .map_err(|e| format!("no engine given and {e}"))
+        .map_err(ConfigError::Bundled)
 }
 
 /// The values of each `--engine`, one group per occurrence.
@@ -316,67 +318,62 @@ fn engine_groups(matches: &ArgMatches) -> Vec<Vec<String>> {
 
 fn at_least_one<T: PartialOrd + From<u8> + Copy>(
     value: Option<T>,
-    what: &str,
-) -> Result<(), String> {
+    option: &'static str,
+) -> Result<(), ConfigError> {
     match value {
-        Some(v) if v < T::from(1) => Err(format!("{what} must be at least 1")),
+        Some(v) if v < T::from(1) => Err(ConfigError::Zero(option)),
         _ => Ok(()),
     }
 }
 
-fn config(
-    cli: &Cli,
-    engine_args: &[Vec<String>],
-    games: &'static [GameEntry],
-) -> Result<MatchConfig, String> {
-    let engines: Vec<EngineSpec> = match engine_args.len() {
+/// The two engines of the command line, or the demo's.
+fn engines(engine_args: &[Vec<String>]) -> Result<[EngineSpec; 2], ConfigError> {
+    let groups = match engine_args.len() {
         0 => {
             let engine = bundled_engine()?;
-            let demo = [
+            vec![
                 vec![engine.clone(), "name=full".into()],
                 vec![engine, "name=greedy".into(), "option.Skill=1".into()],
-            ];
-            demo.iter()
-                .enumerate()
-                .map(|(i, v)| parse_engine(v, i).map_err(|e| e.to_string()))
-                .collect::<Result<_, _>>()?
+            ]
         }
-        2 => engine_args
-            .iter()
-            .enumerate()
-            .map(|(i, v)| parse_engine(v, i).map_err(|e| e.to_string()))
-            .collect::<Result<_, _>>()?,
-        n => {
-            return Err(format!(
-                "a match needs two engines (--engine twice), got {n}"
-            ))
-        }
+        2 => engine_args.to_vec(),
+        n => return Err(ConfigError::EngineCount(n)),
     };
+    let [a, b] = [0, 1].map(|i| parse_engine(&groups[i], i).map_err(ConfigError::Engine));
+    let engines = [a?, b?];
     if engines[0].name == engines[1].name {
-        return Err(format!(
-            "both engines are named '{}'; give one a name= setting",
-            engines[0].name
-        ));
+        return Err(ConfigError::SameNames(engines[0].name.clone()));
     }
     for e in &engines {
         if e.name
             .contains(|c: char| c.is_whitespace() || matches!(c, ',' | ':' | '=' | '\t'))
             || e.name == "-"
         {
-            return Err(format!(
-                "engine name '{}' may not be '-' or contain blanks, ',', ':' or '='",
-                e.name
-            ));
+            return Err(ConfigError::BadName(e.name.clone()));
         }
         if let Some(limit) = &e.limit {
-            check_limit(limit, &format!("engine {}", e.name)).map_err(|e| e.to_string())?;
+            check_limit(limit).map_err(|error| ConfigError::EngineLimit {
+                engine: e.name.clone(),
+                error,
+            })?;
         }
     }
-    let (id, rules) = cli.game.split_first().ok_or("--game needs a game id")?;
-    let entry = catalogue::entry(games, id).map_err(|e| e.to_string())?;
-    entry
-        .session(rules)
-        .map_err(|e| format!("--game {id}: {e}"))?;
+    Ok(engines)
+}
+
+/// The match the command line describes, checked.
+fn config(
+    cli: &Cli,
+    engine_args: &[Vec<String>],
+    games: &'static [GameEntry],
+) -> Result<MatchConfig, ConfigError> {
+    let engines = engines(engine_args)?;
+    let (id, rules) = cli.game.split_first().ok_or(ConfigError::NoGame)?;
+    let entry = catalogue::entry(games, id).map_err(ConfigError::Game)?;
+    entry.session(rules).map_err(|e| ConfigError::Ruleset {
+        game: id.clone(),
+        error: GameError::Ruleset(e),
+    })?;
     at_least_one(cli.games, "--games")?;
     at_least_one(cli.rounds, "--rounds")?;
     at_least_one(cli.max_plies, "--max-plies")?;
@@ -386,7 +383,10 @@ fn config(
     at_least_one(Some(cli.stall_timeout), "--stall-timeout")?;
     at_least_one(Some(cli.startup_timeout), "--startup-timeout")?;
     let limit = if let Some(tc) = &cli.tc {
-        parse_tc(tc).map_err(|why| format!("--tc '{tc}': {why}"))?
+        parse_tc(tc).map_err(|error| ConfigError::Tc {
+            text: tc.clone(),
+            error,
+        })?
     } else if let Some(ms) = cli.movetime {
         Limit::MoveTime(ms)
     } else if let Some(d) = cli.depth {
@@ -398,7 +398,7 @@ fn config(
     };
     let games = match (cli.games, cli.rounds) {
         (Some(g), _) => g,
-        (None, Some(r)) => r.checked_mul(2).ok_or("--rounds is too large")?,
+        (None, Some(r)) => r.checked_mul(2).ok_or(ConfigError::RoundsTooLarge)?,
         (None, None) => 10,
     };
     // The demo varies its games with a few random plies.
@@ -409,61 +409,60 @@ fn config(
             cli.random_openings
         };
     let openings = match &cli.openings {
-        Some(path) => load_openings(path, entry, rules)?,
+        Some(path) => load_openings(path, entry, rules).map_err(ConfigError::Openings)?,
         None => Vec::new(),
     };
     let sprt = if cli.sprt.is_empty() {
         None
     } else {
-        Some(parse_sprt(&cli.sprt)?)
+        Some(parse_sprt(&cli.sprt).map_err(ConfigError::Sprt)?)
     };
     let shard = cli.shard.as_deref().map(parse_shard).transpose()?;
     if (shard.is_some() || cli.resume) && cli.seed.is_none() {
-        return Err(format!(
-            "{} needs --seed: every part of a match must play the same games",
-            if cli.resume { "--resume" } else { "--shard" }
-        ));
+        return Err(ConfigError::NeedsSeed(if cli.resume {
+            "--resume"
+        } else {
+            "--shard"
+        }));
     }
     if shard.is_some() && sprt.is_some() {
-        return Err(
-            "--sprt with --shard: a shard cannot decide alone; merge the shards with --sprt (see README)"
-                .to_string(),
-        );
+        return Err(ConfigError::SprtWithShard);
     }
     let seed = cli.seed.unwrap_or_else(|| {
         std::time::SystemTime::now()
             .duration_since(std::time::UNIX_EPOCH)
             .map_or(1, |d| d.as_nanos() as u64 & 0xFFFF_FFFF)
     });
-    let [a, b]: [EngineSpec; 2] = engines.try_into().map_err(|_| "two engines".to_string())?;
     Ok(MatchConfig {
-        engines: [a, b],
-        entry,
-        rules: rules.to_vec(),
+        play: PlaySettings {
+            entry,
+            rules: rules.to_vec(),
+            engines,
+            limit,
+            openings,
+            random_openings,
+            seed,
+            max_plies: cli.max_plies,
+            margin_ms: cli.time_margin,
+        },
         games,
-        limit,
         concurrency: cli.concurrency as usize,
-        seed,
-        openings,
-        random_openings,
         record: cli.record.clone(),
         resume: cli.resume,
         shard,
-        max_plies: cli.max_plies,
         sprt,
         quiet: cli.quiet && !cli.dry_run,
         dry_run: cli.dry_run,
         startup: Duration::from_millis(cli.startup_timeout),
         stall: Duration::from_millis(cli.stall_timeout),
-        margin_ms: cli.time_margin,
         rating_interval: cli.rating_interval,
         json: cli.json.clone(),
     })
 }
 
 /// `I/N` with 1 <= I <= N.
-fn parse_shard(text: &str) -> Result<(u32, u32), String> {
-    let bad = || format!("--shard '{text}': expected I/N with 1 <= I <= N, e.g. 3/8");
+fn parse_shard(text: &str) -> Result<(u32, u32), ConfigError> {
+    let bad = || ConfigError::Shard(text.to_string());
     let (i, n) = text.split_once('/').ok_or_else(bad)?;
     let (i, n): (u32, u32) = (i.parse().map_err(|_| bad())?, n.parse().map_err(|_| bad())?);
     if i == 0 || n == 0 || i > n {
@@ -473,70 +472,72 @@ fn parse_shard(text: &str) -> Result<(u32, u32), String> {
 }
 
 /// Reads an openings file into start notations.
-fn load_openings(path: &Path, entry: &GameEntry, rules: &[String]) -> Result<Vec<String>, String> {
+fn load_openings(
+    path: &Path,
+    entry: &GameEntry,
+    rules: &[String],
+) -> Result<Vec<String>, OpeningsError> {
     let text = std::fs::read_to_string(path)
-        .map_err(|e| format!("openings file {}: {e}", path.display()))?;
+        .map_err(|e| OpeningsError::Unreadable(path.to_path_buf(), e))?;
     let mut openings = Vec::new();
     for (n, line) in text.lines().enumerate() {
         let line = line.trim();
         if line.is_empty() || line.starts_with('#') {
             continue;
         }
-        let mut session = entry.session(rules).map_err(|e| e.to_string())?;
+        let mut session = entry.session(rules).expect("the ruleset was checked");
         let as_notation = session.set_position(Some(line), &[]);
-        if as_notation.is_err() {
+        if let Err(notation_error) = as_notation {
             let (notation, moves) = match line.split_once(" moves ") {
                 Some((fen, moves)) => (Some(fen), moves),
                 None => (None, line),
             };
             let moves: Vec<String> = moves.split_whitespace().map(String::from).collect();
-            if let Err(e) = session.set_position(notation, &moves) {
-                let why = match (notation, as_notation) {
-                    (None, Err(notation_error)) => {
-                        format!("not a notation ({notation_error}) nor a move list ({e})")
-                    }
-                    _ => e.to_string(),
-                };
-                return Err(format!(
-                    "openings file {} line {}: {why}",
-                    path.display(),
-                    n + 1
-                ));
+            if let Err(as_moves) = session.set_position(notation, &moves) {
+                return Err(OpeningsError::BadLine {
+                    path: path.to_path_buf(),
+                    line: n + 1,
+                    as_notation: notation.is_none().then_some(notation_error),
+                    as_moves,
+                });
             }
         }
         if session.status() != menagerie_rules::game::Status::Ongoing {
-            return Err(format!(
-                "openings file {} line {}: the game is already over",
-                path.display(),
-                n + 1
-            ));
+            return Err(OpeningsError::Over {
+                path: path.to_path_buf(),
+                line: n + 1,
+            });
         }
         openings.push(session.notation());
     }
     if openings.is_empty() {
-        return Err(format!("openings file {} has no openings", path.display()));
+        return Err(OpeningsError::Empty(path.to_path_buf()));
     }
     Ok(openings)
 }
 
 /// `elo0=.. elo1=.. alpha=.. beta=..`, all four, once each.
-fn parse_sprt(words: &[String]) -> Result<Sprt, String> {
+fn parse_sprt(words: &[String]) -> Result<Sprt, SprtError> {
     let mut values: [Option<f64>; 4] = [None; 4];
     const KEYS: [&str; 4] = ["elo0", "elo1", "alpha", "beta"];
     for word in words {
         let (key, value) = word
             .split_once('=')
-            .ok_or_else(|| format!("--sprt '{word}' is not key=value"))?;
-        let i = KEYS.iter().position(|k| *k == key).ok_or_else(|| {
-            format!("--sprt: unknown key '{key}' (known: elo0, elo1, alpha, beta)")
-        })?;
+            .ok_or_else(|| SprtError::NotKeyValue(word.clone()))?;
+        let i = KEYS
+            .iter()
+            .position(|k| *k == key)
+            .ok_or_else(|| SprtError::UnknownKey(key.to_string()))?;
         let v: f64 = value
             .parse()
             .ok()
             .filter(|v: &f64| v.is_finite())
-            .ok_or_else(|| format!("--sprt {key}: '{value}' is not a number"))?;
+            .ok_or_else(|| SprtError::NotANumber {
+                key: KEYS[i],
+                value: value.to_string(),
+            })?;
         if values[i].replace(v).is_some() {
-            return Err(format!("--sprt: {key} given twice"));
+            return Err(SprtError::Twice(KEYS[i]));
         }
     }
     let missing: Vec<&str> = KEYS
@@ -546,24 +547,19 @@ fn parse_sprt(words: &[String]) -> Result<Sprt, String> {
         .map(|(k, _)| *k)
         .collect();
     if !missing.is_empty() {
-        return Err(format!(
-            "--sprt needs elo0, elo1, alpha and beta; missing {} (e.g. --sprt elo0=0 elo1=10 alpha=0.05 beta=0.05)",
-            missing.join(", ")
-        ));
+        return Err(SprtError::Missing(missing));
     }
     let [elo0, elo1, alpha, beta] = values.map(|v| v.expect("checked"));
-    for (key, v) in [("alpha", alpha), ("beta", beta)] {
-        if !(v > 0.0 && v < 0.5) {
-            return Err(format!("--sprt {key} must be between 0 and 0.5, not {v}"));
+    for (key, value) in [("alpha", alpha), ("beta", beta)] {
+        if !(value > 0.0 && value < 0.5) {
+            return Err(SprtError::ErrorRate { key, value });
         }
     }
     if elo1 <= elo0 {
-        return Err(format!(
-            "--sprt needs elo1 greater than elo0 ({elo0} and {elo1})"
-        ));
+        return Err(SprtError::Order { elo0, elo1 });
     }
     if elo0.abs() >= 1000.0 || elo1.abs() >= 1000.0 {
-        return Err("--sprt Elo bounds must be within +/-1000".to_string());
+        return Err(SprtError::TooLarge);
     }
     Ok(Sprt {
         elo0,

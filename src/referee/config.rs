@@ -1,34 +1,92 @@
 //! The settings of one match, and the checks that refuse bad ones before
-//! any game.
+//! any game. What decides how each game is played is kept in one struct,
+//! [`PlaySettings`], which the games read and the fingerprint covers
+//! whole; how this run plays its part (how many games, which shard, where
+//! records go) is the rest of [`MatchConfig`].
 
 use std::fmt;
 use std::path::PathBuf;
 use std::time::Duration;
 
-use super::spec::{EngineSpec, Limit};
+use super::spec::{EngineSpec, Limit, SpecError, TcError};
 use super::stats::Sprt;
-use menagerie_rules::catalogue::GameEntry;
+use menagerie_os::bundled::BundledError;
+use menagerie_rules::catalogue::{GameEntry, GameError};
+use menagerie_rules::game::session::PositionError;
 
-pub struct MatchConfig {
-    pub engines: [EngineSpec; 2],
+/// Everything that decides how each game of a match is played: records
+/// carry a fingerprint of all of it, so records of different matches are
+/// never added up, and a game of any shard or wave is the game the whole
+/// match plays.
+pub struct PlaySettings {
     pub entry: &'static GameEntry,
     pub rules: Vec<String>,
-    /// Games of the whole match (of every shard together).
-    pub games: u32,
+    pub engines: [EngineSpec; 2],
     /// The limit of engines that set none of their own.
     pub limit: Limit,
-    pub concurrency: usize,
-    pub seed: u64,
     /// Start notations, used in turn, one per pair.
     pub openings: Vec<String>,
     /// Random plies from the start when there is no opening file.
     pub random_openings: u32,
+    pub seed: u64,
+    pub max_plies: Option<u32>,
+    /// Time over its limit forgiven before a time loss.
+    pub margin_ms: u64,
+}
+
+impl PlaySettings {
+    pub fn limit_of(&self, engine: usize) -> Limit {
+        self.engines[engine].limit.unwrap_or(self.limit)
+    }
+
+    pub fn names(&self) -> [&str; 2] {
+        [&self.engines[0].name, &self.engines[1].name]
+    }
+
+    /// A short name of these settings: a checksum of every field. The
+    /// number of games is not among them: pair `p` is the same game in a
+    /// match of any length, so a match can grow in waves.
+    pub fn fingerprint(&self) -> String {
+        // Every field, by name: a field added to the struct must be added
+        // here, or this does not compile.
+        let PlaySettings {
+            entry,
+            rules,
+            engines,
+            limit,
+            openings,
+            random_openings,
+            seed,
+            max_plies,
+            margin_ms,
+        } = self;
+        let mut text = format!(
+            "{} {} | limit {limit} | openings {} | random {random_openings} | seed {seed} | max-plies {max_plies:?} | margin {margin_ms}",
+            entry.id,
+            rules.join(" "),
+            openings.join(";"),
+        );
+        for engine in engines {
+            text.push_str(&format!(
+                " | engine {} {:?} {:?} {:?}",
+                engine.name, engine.command, engine.options, engine.limit
+            ));
+        }
+        format!("{:016x}", super::record::checksum(&text))
+    }
+}
+
+/// A match: how its games are played, and how this run plays its part.
+pub struct MatchConfig {
+    pub play: PlaySettings,
+    /// Games of the whole match (of every shard together).
+    pub games: u32,
+    pub concurrency: usize,
     pub record: Option<PathBuf>,
     /// Continue the match of `record`: play only what it lacks.
     pub resume: bool,
     /// `(i, n)`: play only the i-th of n interleaved slices of the pairs.
     pub shard: Option<(u32, u32)>,
-    pub max_plies: Option<u32>,
     pub sprt: Option<Sprt>,
     pub quiet: bool,
     /// Check everything (settings, records, engines and their options),
@@ -38,43 +96,212 @@ pub struct MatchConfig {
     pub startup: Duration,
     /// How long an engine may take to answer `isready`.
     pub stall: Duration,
-    pub margin_ms: u64,
     /// Games between the Elo and SPRT reports of a long match.
     pub rating_interval: u32,
     /// Where to write the results as JSON at the end.
     pub json: Option<PathBuf>,
 }
 
-impl MatchConfig {
-    pub fn limit_of(&self, engine: usize) -> Limit {
-        self.engines[engine].limit.unwrap_or(self.limit)
-    }
+/// A limit's number that cannot work.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum LimitError {
+    MoveTimeZero,
+    DepthZero,
+    NodesZero,
+    BaseTimeZero,
+}
 
-    pub fn names(&self) -> [&str; 2] {
-        [&self.engines[0].name, &self.engines[1].name]
+impl fmt::Display for LimitError {
+    fn fmt(&self, f: &mut fmt::Formatter) -> fmt::Result {
+        f.write_str(match self {
+            LimitError::MoveTimeZero => "a move time must be at least 1 ms",
+            LimitError::DepthZero => "a depth must be at least 1",
+            LimitError::NodesZero => "a node count must be at least 1",
+            LimitError::BaseTimeZero => "the clock's base time must be more than 0",
+        })
     }
 }
 
-/// A setting the referee refuses.
-#[derive(Clone, Debug, PartialEq, Eq)]
-pub struct ConfigError(pub String);
+/// Checks the numbers of a limit.
+pub fn check_limit(limit: &Limit) -> Result<(), LimitError> {
+    match *limit {
+        Limit::MoveTime(0) => Err(LimitError::MoveTimeZero),
+        Limit::Depth(0) => Err(LimitError::DepthZero),
+        Limit::Nodes(0) => Err(LimitError::NodesZero),
+        Limit::Clock { base_ms: 0, .. } => Err(LimitError::BaseTimeZero),
+        _ => Ok(()),
+    }
+}
+
+/// Why an openings file cannot be used.
+#[derive(Debug)]
+pub enum OpeningsError {
+    Unreadable(PathBuf, std::io::Error),
+    /// A line that is neither a notation nor a move list.
+    BadLine {
+        path: PathBuf,
+        line: usize,
+        as_notation: Option<PositionError>,
+        as_moves: PositionError,
+    },
+    /// A line whose position is already decided.
+    Over {
+        path: PathBuf,
+        line: usize,
+    },
+    Empty(PathBuf),
+}
+
+impl fmt::Display for OpeningsError {
+    fn fmt(&self, f: &mut fmt::Formatter) -> fmt::Result {
+        match self {
+            OpeningsError::Unreadable(path, e) => {
+                write!(f, "openings file {}: {e}", path.display())
+            }
+            OpeningsError::BadLine {
+                path,
+                line,
+                as_notation: Some(notation),
+                as_moves,
+            } => write!(
+                f,
+                "openings file {} line {line}: not a notation ({notation}) nor a move list ({as_moves})",
+                path.display()
+            ),
+            OpeningsError::BadLine {
+                path,
+                line,
+                as_notation: None,
+                as_moves,
+            } => write!(f, "openings file {} line {line}: {as_moves}", path.display()),
+            OpeningsError::Over { path, line } => write!(
+                f,
+                "openings file {} line {line}: the game is already over",
+                path.display()
+            ),
+            OpeningsError::Empty(path) => {
+                write!(f, "openings file {} has no openings", path.display())
+            }
+        }
+    }
+}
+
+/// What is wrong with `--sprt`.
+#[derive(Clone, Debug, PartialEq)]
+pub enum SprtError {
+    NotKeyValue(String),
+    UnknownKey(String),
+    NotANumber { key: &'static str, value: String },
+    Twice(&'static str),
+    Missing(Vec<&'static str>),
+    ErrorRate { key: &'static str, value: f64 },
+    Order { elo0: f64, elo1: f64 },
+    TooLarge,
+}
+
+impl fmt::Display for SprtError {
+    fn fmt(&self, f: &mut fmt::Formatter) -> fmt::Result {
+        match self {
+            SprtError::NotKeyValue(word) => write!(f, "--sprt '{word}' is not key=value"),
+            SprtError::UnknownKey(key) => {
+                write!(f, "--sprt: unknown key '{key}' (known: elo0, elo1, alpha, beta)")
+            }
+            SprtError::NotANumber { key, value } => {
+                write!(f, "--sprt {key}: '{value}' is not a number")
+            }
+            SprtError::Twice(key) => write!(f, "--sprt: {key} given twice"),
+            SprtError::Missing(keys) => write!(
+                f,
+                "--sprt needs elo0, elo1, alpha and beta; missing {} (e.g. --sprt elo0=0 elo1=10 alpha=0.05 beta=0.05)",
+                keys.join(", ")
+            ),
+            SprtError::ErrorRate { key, value } => {
+                write!(f, "--sprt {key} must be between 0 and 0.5, not {value}")
+            }
+            SprtError::Order { elo0, elo1 } => write!(
+                f,
+                "--sprt needs elo1 greater than elo0 ({elo0} and {elo1})"
+            ),
+            SprtError::TooLarge => f.write_str("--sprt Elo bounds must be within +/-1000"),
+        }
+    }
+}
+
+/// A setting the referee refuses, before any game.
+#[derive(Debug)]
+pub enum ConfigError {
+    /// Not two `--engine`s (the count given).
+    EngineCount(usize),
+    Engine(SpecError),
+    /// Both engines have this name.
+    SameNames(String),
+    BadName(String),
+    /// An engine's own limit.
+    EngineLimit {
+        engine: String,
+        error: LimitError,
+    },
+    NoGame,
+    Game(GameError),
+    Ruleset {
+        game: String,
+        error: GameError,
+    },
+    /// A count that must be at least 1: the option.
+    Zero(&'static str),
+    Tc {
+        text: String,
+        error: TcError,
+    },
+    RoundsTooLarge,
+    Openings(OpeningsError),
+    Sprt(SprtError),
+    Shard(String),
+    /// `--shard` or `--resume` without `--seed`.
+    NeedsSeed(&'static str),
+    SprtWithShard,
+    /// The demo's engine is missing.
+    Bundled(BundledError),
+}
 
 impl fmt::Display for ConfigError {
     fn fmt(&self, f: &mut fmt::Formatter) -> fmt::Result {
-        f.write_str(&self.0)
+        match self {
+            ConfigError::EngineCount(n) => {
+                write!(f, "a match needs two engines (--engine twice), got {n}")
+            }
+            ConfigError::Engine(e) => e.fmt(f),
+            ConfigError::SameNames(name) => write!(
+                f,
+                "both engines are named '{name}'; give one a name= setting"
+            ),
+            ConfigError::BadName(name) => write!(
+                f,
+                "engine name '{name}' may not be '-' or contain blanks, ',', ':' or '='"
+            ),
+            ConfigError::EngineLimit { engine, error } => write!(f, "engine {engine}: {error}"),
+            ConfigError::NoGame => f.write_str("--game needs a game id"),
+            ConfigError::Game(e) => e.fmt(f),
+            ConfigError::Ruleset { game, error } => write!(f, "--game {game}: {error}"),
+            ConfigError::Zero(option) => write!(f, "{option} must be at least 1"),
+            ConfigError::Tc { text, error } => write!(f, "--tc '{text}': {error}"),
+            ConfigError::RoundsTooLarge => f.write_str("--rounds is too large"),
+            ConfigError::Openings(e) => e.fmt(f),
+            ConfigError::Sprt(e) => e.fmt(f),
+            ConfigError::Shard(text) => write!(
+                f,
+                "--shard '{text}': expected I/N with 1 <= I <= N, e.g. 3/8"
+            ),
+            ConfigError::NeedsSeed(option) => write!(
+                f,
+                "{option} needs --seed: every part of a match must play the same games"
+            ),
+            ConfigError::SprtWithShard => f.write_str(
+                "--sprt with --shard: a shard cannot decide alone; merge the shards with --sprt (see README)",
+            ),
+            ConfigError::Bundled(e) => write!(f, "no engine given and {e}"),
+        }
     }
 }
 
 impl std::error::Error for ConfigError {}
-
-/// Checks the numbers of a limit, for messages naming `what`.
-pub fn check_limit(limit: &Limit, what: &str) -> Result<(), ConfigError> {
-    let bad = |why: &str| Err(ConfigError(format!("{what}: {why}")));
-    match *limit {
-        Limit::MoveTime(0) => bad("a move time must be at least 1 ms"),
-        Limit::Depth(0) => bad("a depth must be at least 1"),
-        Limit::Nodes(0) => bad("a node count must be at least 1"),
-        Limit::Clock { base_ms: 0, .. } => bad("the clock's base time must be more than 0"),
-        _ => Ok(()),
-    }
-}

@@ -13,9 +13,9 @@ use std::sync::atomic::{AtomicBool, Ordering};
 use std::time::{Duration, Instant};
 
 use super::clock::{Clocks, Overrun};
+use super::config::PlaySettings;
 use super::process::{describe, EngineProcess, Heard};
 use super::spec::Limit;
-use menagerie_rules::catalogue::GameEntry;
 use menagerie_rules::game::session::DynSession;
 use menagerie_rules::game::{EndReason, Outcome, Seat, Status, MAX_SEATS};
 use menagerie_rules::rng::Rng;
@@ -41,17 +41,63 @@ pub enum Forfeit {
     NoStart(String),
 }
 
-impl Forfeit {
-    /// The reason word of records and summaries.
-    pub fn word(&self) -> &'static str {
+/// The kinds of forfeit, as records name them.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
+pub enum ForfeitKind {
+    IllegalMove,
+    TimeLoss,
+    Crash,
+    Stall,
+    Garbage,
+    Flood,
+    NoStart,
+}
+
+impl ForfeitKind {
+    pub const ALL: [ForfeitKind; 7] = [
+        ForfeitKind::IllegalMove,
+        ForfeitKind::TimeLoss,
+        ForfeitKind::Crash,
+        ForfeitKind::Stall,
+        ForfeitKind::Garbage,
+        ForfeitKind::Flood,
+        ForfeitKind::NoStart,
+    ];
+
+    /// The word of records and summaries.
+    pub fn word(self) -> &'static str {
         match self {
-            Forfeit::IllegalMove(_) => "illegal-move",
-            Forfeit::TimeLoss(_) => "time-loss",
-            Forfeit::Crash(_) => "crash",
-            Forfeit::Stall => "stall",
-            Forfeit::Garbage(_) => "garbage",
-            Forfeit::Flood => "flood",
-            Forfeit::NoStart(_) => "no-start",
+            ForfeitKind::IllegalMove => "illegal-move",
+            ForfeitKind::TimeLoss => "time-loss",
+            ForfeitKind::Crash => "crash",
+            ForfeitKind::Stall => "stall",
+            ForfeitKind::Garbage => "garbage",
+            ForfeitKind::Flood => "flood",
+            ForfeitKind::NoStart => "no-start",
+        }
+    }
+
+    pub fn from_word(word: &str) -> Option<ForfeitKind> {
+        ForfeitKind::ALL.into_iter().find(|k| k.word() == word)
+    }
+}
+
+impl fmt::Display for ForfeitKind {
+    fn fmt(&self, f: &mut fmt::Formatter) -> fmt::Result {
+        f.write_str(self.word())
+    }
+}
+
+impl Forfeit {
+    pub fn kind(&self) -> ForfeitKind {
+        match self {
+            Forfeit::IllegalMove(_) => ForfeitKind::IllegalMove,
+            Forfeit::TimeLoss(_) => ForfeitKind::TimeLoss,
+            Forfeit::Crash(_) => ForfeitKind::Crash,
+            Forfeit::Stall => ForfeitKind::Stall,
+            Forfeit::Garbage(_) => ForfeitKind::Garbage,
+            Forfeit::Flood => ForfeitKind::Flood,
+            Forfeit::NoStart(_) => ForfeitKind::NoStart,
         }
     }
 
@@ -59,17 +105,6 @@ impl Forfeit {
     pub fn needs_restart(&self) -> bool {
         !matches!(self, Forfeit::IllegalMove(_) | Forfeit::TimeLoss(_))
     }
-
-    /// Every forfeit word, for records and their parser.
-    pub const WORDS: [&'static str; 7] = [
-        "illegal-move",
-        "time-loss",
-        "crash",
-        "stall",
-        "garbage",
-        "flood",
-        "no-start",
-    ];
 }
 
 impl fmt::Display for Forfeit {
@@ -105,14 +140,104 @@ pub enum Ending {
 }
 
 impl Ending {
-    /// The reason word of records: the game's own, `max-plies`, or the
+    /// The reason of records: the game's own, `max-plies`, or the
     /// forfeit's.
-    pub fn word(&self) -> String {
+    pub fn reason(&self) -> Reason {
         match self {
-            Ending::Rules { reason, .. } => reason.to_string(),
-            Ending::MaxPlies => "max-plies".to_string(),
-            Ending::Forfeit { forfeit, .. } => forfeit.word().to_string(),
+            Ending::Rules { reason, .. } => Reason::Rules(reason.to_string()),
+            Ending::MaxPlies => Reason::MaxPlies,
+            Ending::Forfeit { forfeit, .. } => Reason::Forfeit(forfeit.kind()),
         }
+    }
+}
+
+/// Why a game ended, as records and reports name it.
+#[derive(Clone, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
+pub enum Reason {
+    /// By the game's rules or its draw rules: one of the game's end words
+    /// (`tiger-trapped`, `no-progress`, ...).
+    Rules(String),
+    /// Adjudicated a draw at the ply limit.
+    MaxPlies,
+    Forfeit(ForfeitKind),
+}
+
+impl Reason {
+    /// The reason of a record's word: `max-plies`, a forfeit's word, or
+    /// else a word of the rules (which a replay checks against the game).
+    pub fn from_word(word: &str) -> Option<Reason> {
+        if word == "max-plies" {
+            return Some(Reason::MaxPlies);
+        }
+        if let Some(kind) = ForfeitKind::from_word(word) {
+            return Some(Reason::Forfeit(kind));
+        }
+        let plain = !word.is_empty() && word.chars().all(|c| c.is_ascii_lowercase() || c == '-');
+        plain.then(|| Reason::Rules(word.to_string()))
+    }
+
+    pub fn is_forfeit(&self) -> bool {
+        matches!(self, Reason::Forfeit(_))
+    }
+}
+
+impl fmt::Display for Reason {
+    fn fmt(&self, f: &mut fmt::Formatter) -> fmt::Result {
+        match self {
+            Reason::Rules(word) => f.write_str(word),
+            Reason::MaxPlies => f.write_str("max-plies"),
+            Reason::Forfeit(kind) => kind.fmt(f),
+        }
+    }
+}
+
+/// A game's result for the match's first engine.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Score {
+    FirstWins,
+    SecondWins,
+    Draw,
+}
+
+impl Score {
+    /// From the points of each engine.
+    pub fn of_points(points: [f64; 2]) -> Score {
+        if points[0] > points[1] {
+            Score::FirstWins
+        } else if points[0] < points[1] {
+            Score::SecondWins
+        } else {
+            Score::Draw
+        }
+    }
+
+    /// Points of the first engine.
+    pub fn points(self) -> f64 {
+        match self {
+            Score::FirstWins => 1.0,
+            Score::SecondWins => 0.0,
+            Score::Draw => 0.5,
+        }
+    }
+
+    pub fn from_text(text: &str) -> Option<Score> {
+        match text {
+            "1-0" => Some(Score::FirstWins),
+            "0-1" => Some(Score::SecondWins),
+            "1/2-1/2" => Some(Score::Draw),
+            _ => None,
+        }
+    }
+}
+
+impl fmt::Display for Score {
+    /// `1-0`, `0-1` or `1/2-1/2`, as chess writes results.
+    fn fmt(&self, f: &mut fmt::Formatter) -> fmt::Result {
+        f.write_str(match self {
+            Score::FirstWins => "1-0",
+            Score::SecondWins => "0-1",
+            Score::Draw => "1/2-1/2",
+        })
     }
 }
 
@@ -141,22 +266,18 @@ pub struct Finished {
     pub referee_ms: f64,
 }
 
-/// Everything one game needs.
+/// Everything one game needs: the match's settings, read where they are
+/// kept, and what is this game's own.
 pub struct GameSpec<'a> {
-    pub entry: &'static GameEntry,
-    pub rules: &'a [String],
+    pub play: &'a PlaySettings,
+    /// How long an engine may take to answer `isready`.
+    pub stall: Duration,
     /// Notation of the position the game starts from.
     pub start: &'a str,
     /// Engine index of each seat.
     pub engine_of_seat: [usize; MAX_SEATS],
-    pub limits: [Limit; 2],
     /// Seeds the game's dice: both games of a pair get the same rolls.
     pub dice_seed: u64,
-    pub max_plies: Option<u32>,
-    /// How long an engine may take to answer `isready`.
-    pub stall: Duration,
-    /// Time over its limit forgiven before a time loss.
-    pub margin_ms: u64,
 }
 
 /// What one engine turn produced.
@@ -164,17 +285,6 @@ enum Turn {
     Move(String),
     Failed(Forfeit),
     Aborted,
-}
-
-/// `1-0`, `0-1` or `1/2-1/2` from the first engine's view.
-pub fn result_text(points: [f64; 2]) -> &'static str {
-    if points[0] > points[1] {
-        "1-0"
-    } else if points[0] < points[1] {
-        "0-1"
-    } else {
-        "1/2-1/2"
-    }
 }
 
 /// Plays one game on engines already started; `None` if `abort` was set
@@ -186,8 +296,9 @@ pub fn play(
     abort: &AtomicBool,
 ) -> Option<Finished> {
     let mut session = spec
+        .play
         .entry
-        .session(spec.rules)
+        .session(&spec.play.rules)
         .expect("the ruleset was checked before the match");
     session
         .set_position(Some(spec.start), &[])
@@ -195,9 +306,9 @@ pub fn play(
     let order = session.seats_in_play();
     let mut seat_limits = [Limit::Depth(1); MAX_SEATS];
     for &seat in &order {
-        seat_limits[seat as usize] = spec.limits[spec.engine_of_seat[seat as usize]];
+        seat_limits[seat as usize] = spec.play.limit_of(spec.engine_of_seat[seat as usize]);
     }
-    let mut clocks = Clocks::new(seat_limits, &order, spec.margin_ms);
+    let mut clocks = Clocks::new(seat_limits, &order, spec.play.margin_ms);
     let mut game = Game {
         spec,
         moves: Vec::new(),
@@ -230,7 +341,7 @@ pub fn play(
             game.moves.push(outcome);
             continue;
         }
-        if spec.max_plies.is_some_and(|max| plies >= max) {
+        if spec.play.max_plies.is_some_and(|max| plies >= max) {
             game.referee += mark.elapsed();
             return Some(game.finish(Ending::MaxPlies, session.as_ref()));
         }
@@ -345,8 +456,8 @@ impl Game<'_> {
 /// Tells an engine which game comes, and waits until it is ready.
 fn new_game(engine: &mut EngineProcess, spec: &GameSpec) -> Result<(), Forfeit> {
     let newgame = Command::NewGame {
-        game: spec.entry.id.to_string(),
-        options: spec.rules.to_vec(),
+        game: spec.play.entry.id.to_string(),
+        options: spec.play.rules.clone(),
     };
     engine.send(&newgame).map_err(|_| gone(engine))?;
     sync(engine, spec.stall)
@@ -464,7 +575,7 @@ fn ask_move(
                         allowed_ms: clocks
                             .deadline_ms(seat)
                             .unwrap_or(0)
-                            .saturating_sub(spec.margin_ms),
+                            .saturating_sub(spec.play.margin_ms),
                     }));
                 }
                 if deadline.is_none() && now >= next_ping {

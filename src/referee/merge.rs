@@ -4,6 +4,7 @@
 //! across shards.
 
 use std::collections::{BTreeMap, BTreeSet};
+use std::fmt;
 use std::io::Write;
 use std::path::Path;
 
@@ -28,11 +29,53 @@ pub struct Merged {
     pub missing_pairs: Vec<u32>,
 }
 
+/// Why records cannot be added up.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum MergeError {
+    NoRecords,
+    /// Records of several matches: the first one's fingerprint, the others.
+    Mixed {
+        first: String,
+        others: Vec<String>,
+    },
+}
+
+impl fmt::Display for MergeError {
+    fn fmt(&self, f: &mut fmt::Formatter) -> fmt::Result {
+        match self {
+            MergeError::NoRecords => f.write_str("no records to merge"),
+            MergeError::Mixed { first, others } => write!(
+                f,
+                "the records come from {} different matches (settings {first} and {}); merge the shards of one match only",
+                others.len() + 1,
+                others.join(", ")
+            ),
+        }
+    }
+}
+
+impl std::error::Error for MergeError {}
+
+/// Why the JSON results could not be written.
+#[derive(Debug)]
+pub struct JsonError {
+    pub path: std::path::PathBuf,
+    pub error: std::io::Error,
+}
+
+impl fmt::Display for JsonError {
+    fn fmt(&self, f: &mut fmt::Formatter) -> fmt::Result {
+        write!(f, "cannot write {}: {}", self.path.display(), self.error)
+    }
+}
+
+impl std::error::Error for JsonError {}
+
 /// Adds up `records` (in the order given: for a game recorded twice, the
 /// first record counts). Records of different matches are an error.
-pub fn merge(records: Vec<Record>, sprt: Option<Sprt>) -> Result<Merged, String> {
+pub fn merge(records: Vec<Record>, sprt: Option<Sprt>) -> Result<Merged, MergeError> {
     let Some(first) = records.first() else {
-        return Err("no records to merge".to_string());
+        return Err(MergeError::NoRecords);
     };
     let fingerprint = first.fingerprint.clone();
     let engines = first.engines.clone();
@@ -45,11 +88,10 @@ pub fn merge(records: Vec<Record>, sprt: Option<Sprt>) -> Result<Merged, String>
         }
     }
     if !others.is_empty() {
-        return Err(format!(
-            "the records come from {} different matches (settings {fingerprint} and {}); merge the shards of one match only",
-            others.len() + 1,
-            others.into_iter().collect::<Vec<_>>().join(", ")
-        ));
+        return Err(MergeError::Mixed {
+            first: fingerprint,
+            others: others.into_iter().collect(),
+        });
     }
     let mut by_index: BTreeMap<u32, Record> = BTreeMap::new();
     let mut duplicates = 0;
@@ -140,7 +182,7 @@ struct Json<'a> {
     /// Pairs scoring 0, 0.5, 1, 1.5 and 2 points for the first engine.
     pentanomial: [u32; 5],
     per_seat: Vec<SeatJson<'a>>,
-    endings: &'a BTreeMap<String, u32>,
+    endings: BTreeMap<String, u32>,
     forfeits: Vec<ForfeitJson<'a>>,
     score: f64,
     elo: Option<f64>,
@@ -178,7 +220,7 @@ struct SprtJson {
 }
 
 /// Writes `board` as JSON to `path`.
-pub fn write_json(board: &Scoreboard, fingerprint: &str, path: &Path) -> Result<(), String> {
+pub fn write_json(board: &Scoreboard, fingerprint: &str, path: &Path) -> Result<(), JsonError> {
     let t = &board.tally;
     let score = t.score();
     let (elo, margin) = if t.games() > 0 && score > 0.0 && score < 1.0 {
@@ -210,13 +252,13 @@ pub fn write_json(board: &Scoreboard, fingerprint: &str, path: &Path) -> Result<
                 draws: s.draws,
             })
             .collect(),
-        endings: &board.endings,
+        endings: board.endings_by_word(),
         forfeits: board
             .forfeits
             .iter()
-            .map(|((e, reason), count)| ForfeitJson {
+            .map(|((e, kind), count)| ForfeitJson {
                 engine: &board.engines[*e],
-                reason,
+                reason: kind.word(),
                 count: *count,
             })
             .collect(),
@@ -238,6 +280,9 @@ pub fn write_json(board: &Scoreboard, fingerprint: &str, path: &Path) -> Result<
             }
         }),
     };
-    let text = serde_json::to_string_pretty(&json).map_err(|e| e.to_string())?;
-    std::fs::write(path, text + "\n").map_err(|e| format!("cannot write {}: {e}", path.display()))
+    let text = serde_json::to_string_pretty(&json).expect("the results serialize");
+    std::fs::write(path, text + "\n").map_err(|error| JsonError {
+        path: path.to_path_buf(),
+        error,
+    })
 }

@@ -48,12 +48,52 @@ pub enum Heard {
     Timeout,
 }
 
+/// The engine closed its input: it has gone.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Gone;
+
+impl fmt::Display for Gone {
+    fn fmt(&self, f: &mut fmt::Formatter) -> fmt::Result {
+        f.write_str("the engine closed its input")
+    }
+}
+
+/// Why a wait for the engine's answer failed.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum WaitError {
+    Gone,
+    /// Nothing of what was awaited came in time: the awaited word, and
+    /// the time given where it was a whole allowance.
+    Timeout(&'static str, Option<Duration>),
+    /// Something else came first: the awaited word and what came.
+    Heard(&'static str, Heard),
+}
+
+impl From<Gone> for WaitError {
+    fn from(_: Gone) -> WaitError {
+        WaitError::Gone
+    }
+}
+
+impl fmt::Display for WaitError {
+    fn fmt(&self, f: &mut fmt::Formatter) -> fmt::Result {
+        match self {
+            WaitError::Gone => Gone.fmt(f),
+            WaitError::Timeout(word, Some(within)) => {
+                write!(f, "no '{word}' within {} ms", within.as_millis())
+            }
+            WaitError::Timeout(word, None) => write!(f, "no '{word}' in time"),
+            WaitError::Heard(word, heard) => write!(f, "before '{word}': {}", describe(heard)),
+        }
+    }
+}
+
 /// Why an engine could not be started and set up.
 #[derive(Debug)]
 pub enum StartError {
     Spawn(std::io::Error),
     /// No `uciok` or `readyok` in time, or the engine exited or garbled.
-    Handshake(String),
+    Handshake(WaitError),
     /// An option the engine does not list.
     UnknownOption {
         option: String,
@@ -137,17 +177,15 @@ impl EngineProcess {
             pings: 0,
         };
         let deadline = Instant::now() + timeout;
-        let handshake = |engine: &mut EngineProcess| -> Result<(), String> {
+        let handshake = |engine: &mut EngineProcess| -> Result<(), WaitError> {
             engine.send(&ProtocolCommand::Uci)?;
             loop {
                 match engine.hear(deadline) {
                     Heard::Reply(Reply::UciOk) => break,
                     Heard::Reply(Reply::Option(option)) => engine.options.push(option),
                     Heard::Reply(_) => {}
-                    Heard::Timeout => {
-                        return Err(format!("no 'uciok' within {} ms", timeout.as_millis()))
-                    }
-                    other => return Err(format!("before 'uciok': {}", describe(&other))),
+                    Heard::Timeout => return Err(WaitError::Timeout("uciok", Some(timeout))),
+                    other => return Err(WaitError::Heard("uciok", other)),
                 }
             }
             engine.sync(deadline)
@@ -182,7 +220,7 @@ impl EngineProcess {
                 name: name.clone(),
                 value: Some(value.clone()),
             })
-            .map_err(StartError::Handshake)?;
+            .map_err(|gone| StartError::Handshake(gone.into()))?;
             self.sync(Instant::now() + timeout)
                 .map_err(StartError::Handshake)?;
             if let Some(said) = self.take_errors().pop() {
@@ -196,12 +234,12 @@ impl EngineProcess {
     }
 
     /// Writes one command; an error means the engine is gone.
-    pub fn send(&mut self, command: &ProtocolCommand) -> Result<(), String> {
+    pub fn send(&mut self, command: &ProtocolCommand) -> Result<(), Gone> {
         self.send_all(std::slice::from_ref(command))
     }
 
     /// Writes commands in one write (a move's `position` and `go`).
-    pub fn send_all(&mut self, commands: &[ProtocolCommand]) -> Result<(), String> {
+    pub fn send_all(&mut self, commands: &[ProtocolCommand]) -> Result<(), Gone> {
         let mut buffer = String::new();
         for command in commands {
             if *command == ProtocolCommand::IsReady {
@@ -215,7 +253,7 @@ impl EngineProcess {
         self.stdin
             .write_all(buffer.as_bytes())
             .and_then(|_| self.stdin.flush())
-            .map_err(|_| "the engine closed its input".to_string())
+            .map_err(|_| Gone)
     }
 
     /// The next thing heard from the engine, waiting until `deadline`.
@@ -281,14 +319,14 @@ impl EngineProcess {
 
     /// `isready` until its `readyok` (not that of an earlier ping), by
     /// `deadline`.
-    pub fn sync(&mut self, deadline: Instant) -> Result<(), String> {
+    pub fn sync(&mut self, deadline: Instant) -> Result<(), WaitError> {
         self.send(&ProtocolCommand::IsReady)?;
         loop {
             match self.hear(deadline) {
                 Heard::Reply(Reply::ReadyOk) if self.pings == 0 => return Ok(()),
                 Heard::Reply(_) => {}
-                Heard::Timeout => return Err("no 'readyok' in time".to_string()),
-                other => return Err(format!("before 'readyok': {}", describe(&other))),
+                Heard::Timeout => return Err(WaitError::Timeout("readyok", None)),
+                other => return Err(WaitError::Heard("readyok", other)),
             }
         }
     }

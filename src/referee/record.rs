@@ -26,9 +26,11 @@ use std::fs::File;
 use std::io::Write;
 use std::path::Path;
 
-use super::game::{Forfeit, Thought};
+use super::game::{Reason, Score, Thought};
 use menagerie_rules::catalogue::{self, GameEntry};
+use menagerie_rules::game::session::PositionError;
 use menagerie_rules::game::Status;
+use menagerie_rules::text::clip;
 use menagerie_wire::reply::ScoreText;
 
 /// The format's version, the first field.
@@ -51,13 +53,13 @@ pub struct Record {
     pub engines: [String; 2],
     /// Seat letter and engine name, in seat order.
     pub seats: Vec<(char, String)>,
-    /// `1-0`, `0-1` or `1/2-1/2` for the first engine.
-    pub result: String,
+    /// The result for the first engine.
+    pub result: Score,
     /// The engine that won, if one did.
     pub winner: Option<String>,
     /// The seat that won, if one did.
     pub seat: Option<char>,
-    pub reason: String,
+    pub reason: Reason,
     /// The engine that forfeited.
     pub by: Option<String>,
     pub detail: Option<String>,
@@ -132,10 +134,10 @@ impl Record {
             self.games.to_string(),
             self.engines.join(","),
             seats.join(","),
-            self.result.clone(),
+            self.result.to_string(),
             optional(&self.winner).to_string(),
             self.seat.map_or("-".to_string(), |c| c.to_string()),
-            self.reason.clone(),
+            self.reason.to_string(),
             optional(&self.by).to_string(),
             optional(&self.detail).to_string(),
             self.moves.join(" "),
@@ -150,16 +152,12 @@ impl Record {
 
     /// Whether the game ended by a forfeit.
     pub fn is_forfeit(&self) -> bool {
-        Forfeit::WORDS.contains(&self.reason.as_str())
+        self.reason.is_forfeit()
     }
 
     /// Points of the first engine.
     pub fn points(&self) -> f64 {
-        match self.result.as_str() {
-            "1-0" => 1.0,
-            "0-1" => 0.0,
-            _ => 0.5,
-        }
+        self.result.points()
     }
 }
 
@@ -170,21 +168,138 @@ impl fmt::Display for Record {
     }
 }
 
-/// Why a record line was refused.
+/// Why a record line was refused, or a replay failed.
 #[derive(Clone, Debug, PartialEq, Eq)]
-pub struct RecordError(pub String);
+pub enum RecordError {
+    /// A line of the format before v=2, which has no checksum.
+    OldFormat,
+    NotKeyValue(String),
+    Twice {
+        key: String,
+        expected: &'static str,
+    },
+    Misplaced {
+        key: String,
+        expected: &'static str,
+    },
+    AfterChecksum(String),
+    Truncated {
+        fields: usize,
+        last: &'static str,
+    },
+    Version(String),
+    ChecksumNotHex,
+    /// The checksum does not match: the line was changed or cut.
+    ChecksumMismatch,
+    NotANumber(&'static str),
+    Engines,
+    SeatEntry(String),
+    SeatLetter(String),
+    WinningSeat(String),
+    Thought(String),
+    Result(String),
+    Reason(String),
+    /// A file that cannot be read, and why.
+    Unreadable {
+        path: std::path::PathBuf,
+        why: String,
+    },
+    /// A bad line of a file.
+    AtLine {
+        path: std::path::PathBuf,
+        line: usize,
+        error: Box<RecordError>,
+    },
+    UnknownGame(String),
+    Ruleset(String),
+    Start(PositionError),
+    Move {
+        number: usize,
+        mv: String,
+        error: PositionError,
+    },
+    /// The rules end the game otherwise than the record says.
+    RulesDisagree {
+        rules: String,
+        record: String,
+        result: Score,
+    },
+    /// The record says the rules ended a game that goes on.
+    GoesOn(Reason),
+    /// The rules ended the game before the record's ending.
+    EndedBefore {
+        rules: String,
+        record: Reason,
+    },
+}
 
 impl fmt::Display for RecordError {
     fn fmt(&self, f: &mut fmt::Formatter) -> fmt::Result {
-        f.write_str(&self.0)
+        match self {
+            RecordError::OldFormat => {
+                f.write_str("a record of the older format (before v=2): no checksum to trust")
+            }
+            RecordError::NotKeyValue(field) => {
+                write!(f, "field '{}' is not key=value", clip(field))
+            }
+            RecordError::Twice { key, expected } => {
+                write!(f, "field '{key}' twice (expected '{expected}')")
+            }
+            RecordError::Misplaced { key, expected } => {
+                write!(f, "field '{key}' where '{expected}' belongs")
+            }
+            RecordError::AfterChecksum(key) => write!(f, "field '{key}' after the checksum"),
+            RecordError::Truncated { fields, last } => write!(
+                f,
+                "truncated: {fields} of {} fields, the last '{last}'",
+                KEYS.len()
+            ),
+            RecordError::Version(v) => {
+                write!(f, "format version {v} (this referee writes {VERSION})")
+            }
+            RecordError::ChecksumNotHex => f.write_str("the checksum is not hexadecimal"),
+            RecordError::ChecksumMismatch => {
+                f.write_str("the checksum does not match: the line was changed or cut")
+            }
+            RecordError::NotANumber(key) => write!(f, "field '{key}' is not a number"),
+            RecordError::Engines => f.write_str("field 'engines' does not name two engines"),
+            RecordError::SeatEntry(entry) => write!(f, "bad seat entry '{entry}'"),
+            RecordError::SeatLetter(seat) => write!(f, "bad seat letter '{seat}'"),
+            RecordError::WinningSeat(seat) => write!(f, "bad winning seat '{seat}'"),
+            RecordError::Thought(t) => write!(f, "bad thought '{t}'"),
+            RecordError::Result(r) => write!(f, "bad result '{r}'"),
+            RecordError::Reason(r) => write!(f, "bad reason '{}'", clip(r)),
+            RecordError::Unreadable { path, why } => {
+                write!(f, "cannot read {}: {why}", path.display())
+            }
+            RecordError::AtLine { path, line, error } => {
+                write!(f, "{} line {line}: {error}", path.display())
+            }
+            RecordError::UnknownGame(game) => write!(f, "unknown game '{}'", clip(game)),
+            RecordError::Ruleset(why) => f.write_str(why),
+            RecordError::Start(e) => write!(f, "start: {e}"),
+            RecordError::Move { number, mv, error } => write!(f, "move {number} ({mv}): {error}"),
+            RecordError::RulesDisagree {
+                rules,
+                record,
+                result,
+            } => write!(
+                f,
+                "the rules say {rules}, the record says {record} ({result})"
+            ),
+            RecordError::GoesOn(reason) => write!(
+                f,
+                "the record says {reason}, but by the rules the game goes on"
+            ),
+            RecordError::EndedBefore { rules, record } => write!(
+                f,
+                "the rules ended the game ({rules}) before the record's {record}"
+            ),
+        }
     }
 }
 
 impl std::error::Error for RecordError {}
-
-fn bad(why: impl Into<String>) -> RecordError {
-    RecordError(why.into())
-}
 
 impl std::str::FromStr for Record {
     type Err = RecordError;
@@ -192,19 +307,14 @@ impl std::str::FromStr for Record {
     /// Strict: every field once, in order, and a matching checksum.
     fn from_str(line: &str) -> Result<Record, RecordError> {
         if line.starts_with("game=") {
-            return Err(bad(
-                "a record of the older format (before v=2): no checksum to trust",
-            ));
+            return Err(RecordError::OldFormat);
         }
         let fields: Vec<&str> = line.split('\t').collect();
         let mut values = Vec::with_capacity(KEYS.len());
         for (i, field) in fields.iter().enumerate() {
-            let (key, value) = field.split_once('=').ok_or_else(|| {
-                bad(format!(
-                    "field '{}' is not key=value",
-                    menagerie_rules::text::clip(field)
-                ))
-            })?;
+            let (key, value) = field
+                .split_once('=')
+                .ok_or_else(|| RecordError::NotKeyValue(field.to_string()))?;
             match KEYS.get(i) {
                 Some(expected) if *expected == key => values.push(value),
                 Some(expected)
@@ -213,46 +323,44 @@ impl std::str::FromStr for Record {
                             .iter()
                             .any(|f| f.starts_with(&format!("{key}="))) =>
                 {
-                    return Err(bad(format!("field '{key}' twice (expected '{expected}')")))
+                    return Err(RecordError::Twice {
+                        key: key.to_string(),
+                        expected,
+                    })
                 }
                 Some(expected) => {
-                    return Err(bad(format!("field '{key}' where '{expected}' belongs")))
+                    return Err(RecordError::Misplaced {
+                        key: key.to_string(),
+                        expected,
+                    })
                 }
-                None => return Err(bad(format!("field '{key}' after the checksum"))),
+                None => return Err(RecordError::AfterChecksum(key.to_string())),
             }
         }
         if values.len() < KEYS.len() {
-            return Err(bad(format!(
-                "truncated: {} of {} fields, the last '{}'",
-                values.len(),
-                KEYS.len(),
-                KEYS[values.len().saturating_sub(1)]
-            )));
+            return Err(RecordError::Truncated {
+                fields: values.len(),
+                last: KEYS[values.len().saturating_sub(1)],
+            });
         }
         if values[0] != VERSION {
-            return Err(bad(format!(
-                "format version {} (this referee writes {VERSION})",
-                values[0]
-            )));
+            return Err(RecordError::Version(values[0].to_string()));
         }
         let body_end = line.rfind("\tsum=").expect("the sum field is there");
-        let sum = u64::from_str_radix(values[19], 16)
-            .map_err(|_| bad("the checksum is not hexadecimal"))?;
+        let sum = u64::from_str_radix(values[19], 16).map_err(|_| RecordError::ChecksumNotHex)?;
         if checksum(&line[..body_end]) != sum {
-            return Err(bad(
-                "the checksum does not match: the line was changed or cut",
-            ));
+            return Err(RecordError::ChecksumMismatch);
         }
         let number = |i: usize| -> Result<u64, RecordError> {
             values[i]
                 .parse()
-                .map_err(|_| bad(format!("field '{}' is not a number", KEYS[i])))
+                .map_err(|_| RecordError::NotANumber(KEYS[i]))
         };
         let words = |s: &str| s.split_whitespace().map(String::from).collect::<Vec<_>>();
         let maybe = |s: &str| (s != "-").then(|| s.to_string());
         let engines: Vec<&str> = values[9].split(',').collect();
         let [first, second] = engines[..] else {
-            return Err(bad("field 'engines' does not name two engines"));
+            return Err(RecordError::Engines);
         };
         let seats = values[10]
             .split(',')
@@ -260,42 +368,44 @@ impl std::str::FromStr for Record {
             .map(|s| {
                 let (seat, name) = s
                     .split_once(':')
-                    .ok_or_else(|| bad(format!("bad seat entry '{s}'")))?;
+                    .ok_or_else(|| RecordError::SeatEntry(s.to_string()))?;
                 let mut letters = seat.chars();
                 match (letters.next(), letters.next()) {
                     (Some(c), None) => Ok((c, name.to_string())),
-                    _ => Err(bad(format!("bad seat letter '{seat}'"))),
+                    _ => Err(RecordError::SeatLetter(seat.to_string())),
                 }
             })
             .collect::<Result<Vec<_>, _>>()?;
         let seat = match values[13] {
             "-" => None,
             s if s.chars().count() == 1 => s.chars().next(),
-            s => return Err(bad(format!("bad winning seat '{s}'"))),
+            s => return Err(RecordError::WinningSeat(s.to_string())),
         };
         let thoughts = values[18]
             .split_whitespace()
             .map(|t| {
+                let bad = || RecordError::Thought(t.to_string());
                 let parts: Vec<&str> = t.split(':').collect();
                 let [ms, depth, score] = parts[..] else {
-                    return Err(bad(format!("bad thought '{t}'")));
+                    return Err(bad());
                 };
                 Ok(Thought {
-                    ms: ms.parse().map_err(|_| bad(format!("bad thought '{t}'")))?,
+                    ms: ms.parse().map_err(|_| bad())?,
                     depth: (depth != "-")
                         .then(|| depth.parse())
                         .transpose()
-                        .map_err(|_| bad(format!("bad thought '{t}'")))?,
+                        .map_err(|_| bad())?,
                     score: match score {
                         "-" => None,
-                        s => Some(parse_score(s).ok_or_else(|| bad(format!("bad thought '{t}'")))?),
+                        s => Some(parse_score(s).ok_or_else(bad)?),
                     },
                 })
             })
             .collect::<Result<Vec<_>, _>>()?;
-        if !["1-0", "0-1", "1/2-1/2"].contains(&values[11]) {
-            return Err(bad(format!("bad result '{}'", values[11])));
-        }
+        let result =
+            Score::from_text(values[11]).ok_or_else(|| RecordError::Result(values[11].into()))?;
+        let reason =
+            Reason::from_word(values[14]).ok_or_else(|| RecordError::Reason(values[14].into()))?;
         Ok(Record {
             fingerprint: values[1].to_string(),
             game: values[2].to_string(),
@@ -307,10 +417,10 @@ impl std::str::FromStr for Record {
             games: number(8)? as u32,
             engines: [first.to_string(), second.to_string()],
             seats,
-            result: values[11].to_string(),
+            result,
             winner: maybe(values[12]),
             seat,
-            reason: values[14].to_string(),
+            reason,
             by: maybe(values[15]),
             detail: maybe(values[16]),
             moves: words(values[17]),
@@ -322,20 +432,49 @@ impl std::str::FromStr for Record {
 /// Reads a record file: every line parsed, or the first bad one with its
 /// line number.
 pub fn read_file(path: &Path) -> Result<Vec<Record>, RecordError> {
-    let text = std::fs::read_to_string(path)
-        .map_err(|e| bad(format!("cannot read {}: {e}", path.display())))?;
+    let text = std::fs::read_to_string(path).map_err(|e| RecordError::Unreadable {
+        path: path.to_path_buf(),
+        why: e.to_string(),
+    })?;
     let mut records = Vec::new();
     for (n, line) in text.lines().enumerate() {
         if line.trim().is_empty() || line.starts_with('#') {
             continue;
         }
-        let record = line
-            .parse::<Record>()
-            .map_err(|e| bad(format!("{} line {}: {e}", path.display(), n + 1)))?;
+        let record = line.parse::<Record>().map_err(|e| RecordError::AtLine {
+            path: path.to_path_buf(),
+            line: n + 1,
+            error: Box::new(e),
+        })?;
         records.push(record);
     }
     Ok(records)
 }
+
+/// Why a record file cannot be written.
+#[derive(Debug)]
+pub enum RecordFileError {
+    Open(std::path::PathBuf, std::io::Error),
+    /// Another referee holds the file's lock.
+    Locked(std::path::PathBuf),
+    Write(std::path::PathBuf, std::io::Error),
+}
+
+impl fmt::Display for RecordFileError {
+    fn fmt(&self, f: &mut fmt::Formatter) -> fmt::Result {
+        match self {
+            RecordFileError::Open(path, e) => write!(f, "{}: {e}", path.display()),
+            RecordFileError::Locked(path) => {
+                write!(f, "{}: another referee is writing it", path.display())
+            }
+            RecordFileError::Write(path, e) => {
+                write!(f, "cannot write to {}: {e}", path.display())
+            }
+        }
+    }
+}
+
+impl std::error::Error for RecordFileError {}
 
 /// A record file open for appending, locked against a second referee.
 pub struct RecordFile {
@@ -346,19 +485,19 @@ pub struct RecordFile {
 impl RecordFile {
     /// Opens (creating) `path` for appending and takes an exclusive lock
     /// on it; a file another referee is writing is an error.
-    pub fn open(path: &Path) -> Result<RecordFile, String> {
+    pub fn open(path: &Path) -> Result<RecordFile, RecordFileError> {
         let file = std::fs::OpenOptions::new()
             .create(true)
             .append(true)
             .open(path)
-            .map_err(|e| e.to_string())?;
+            .map_err(|e| RecordFileError::Open(path.to_path_buf(), e))?;
         #[cfg(unix)]
         {
             use std::os::unix::io::AsRawFd;
             // SAFETY: flock on a descriptor this function owns.
             let locked = unsafe { libc::flock(file.as_raw_fd(), libc::LOCK_EX | libc::LOCK_NB) };
             if locked != 0 {
-                return Err("another referee is writing it".to_string());
+                return Err(RecordFileError::Locked(path.to_path_buf()));
             }
         }
         Ok(RecordFile {
@@ -369,13 +508,13 @@ impl RecordFile {
 
     /// Appends one record as one write of one line and flushes it to the
     /// disk, so a killed referee leaves whole lines only.
-    pub fn append(&mut self, record: &Record) -> Result<(), String> {
+    pub fn append(&mut self, record: &Record) -> Result<(), RecordFileError> {
         let mut line = record.to_string();
         line.push('\n');
         self.file
             .write_all(line.as_bytes())
             .and_then(|_| self.file.sync_data())
-            .map_err(|e| format!("cannot write to {}: {e}", self.path.display()))
+            .map_err(|e| RecordFileError::Write(self.path.clone(), e))
     }
 }
 
@@ -394,34 +533,40 @@ pub struct Replayed {
 /// the game.
 pub fn replay(record: &Record, games: &[GameEntry]) -> Result<Replayed, RecordError> {
     let entry = catalogue::find(games, &record.game)
-        .ok_or_else(|| bad(format!("unknown game '{}'", record.game)))?;
+        .ok_or_else(|| RecordError::UnknownGame(record.game.clone()))?;
     let mut session = entry
         .session(&record.rules)
-        .map_err(|e| bad(e.to_string()))?;
+        .map_err(|e| RecordError::Ruleset(e.to_string()))?;
     session
         .set_position(Some(&record.start), &[])
-        .map_err(|e| bad(format!("start: {e}")))?;
+        .map_err(RecordError::Start)?;
     for (i, mv) in record.moves.iter().enumerate() {
         session
             .play_moves(std::slice::from_ref(mv))
-            .map_err(|e| bad(format!("move {} ({mv}): {e}", i + 1)))?;
+            .map_err(|error| RecordError::Move {
+                number: i + 1,
+                mv: mv.clone(),
+                error,
+            })?;
     }
     let status = session.status();
     let winner = |seat| session.seat_letter_of(seat);
-    let by_rules = entry.is_end_reason(&record.reason);
+    let by_rules = match &record.reason {
+        Reason::Rules(word) => entry.is_end_reason(word),
+        _ => false,
+    };
     let ending = match status {
         Status::Over(outcome, reason) if by_rules => {
             let seat = match outcome {
                 menagerie_rules::game::Outcome::Win(seat) => Some(winner(seat)),
                 menagerie_rules::game::Outcome::Draw => None,
             };
-            if reason.to_string() != record.reason || seat != record.seat {
-                return Err(bad(format!(
-                    "the rules say {}, the record says {} ({})",
-                    describe_outcome(seat, &reason.to_string()),
-                    describe_outcome(record.seat, &record.reason),
-                    record.result
-                )));
+            if Reason::Rules(reason.to_string()) != record.reason || seat != record.seat {
+                return Err(RecordError::RulesDisagree {
+                    rules: describe_outcome(seat, &reason.to_string()),
+                    record: describe_outcome(record.seat, &record.reason.to_string()),
+                    result: record.result,
+                });
             }
             describe_outcome(seat, &reason.to_string())
         }
@@ -436,22 +581,16 @@ pub fn replay(record: &Record, games: &[GameEntry]) -> Result<Replayed, RecordEr
                 None => format!("{}: {winner}", record.reason),
             }
         }
-        Status::Ongoing => {
-            return Err(bad(format!(
-                "the record says {}, but by the rules the game goes on",
-                record.reason
-            )))
-        }
+        Status::Ongoing => return Err(RecordError::GoesOn(record.reason.clone())),
         Status::Over(outcome, reason) => {
             let seat = match outcome {
                 menagerie_rules::game::Outcome::Win(seat) => Some(winner(seat)),
                 menagerie_rules::game::Outcome::Draw => None,
             };
-            return Err(bad(format!(
-                "the rules ended the game ({}) before the record's {}",
-                describe_outcome(seat, &reason.to_string()),
-                record.reason
-            )));
+            return Err(RecordError::EndedBefore {
+                rules: describe_outcome(seat, &reason.to_string()),
+                record: record.reason.clone(),
+            });
         }
     };
     Ok(Replayed {
@@ -484,10 +623,10 @@ mod tests {
             games: 10,
             engines: ["a".into(), "b".into()],
             seats: vec![('t', "a".into()), ('l', "b".into())],
-            result: "0-1".into(),
+            result: Score::SecondWins,
             winner: Some("b".into()),
             seat: Some('l'),
-            reason: "crash".into(),
+            reason: Reason::Forfeit(super::super::game::ForfeitKind::Crash),
             by: Some("a".into()),
             detail: Some("crash (the engine exited with status 3)".into()),
             moves: vec!["@b2".into(), "b1a2".into()],
@@ -515,15 +654,14 @@ mod tests {
         }
         let changed = line.replace("result=0-1", "result=1-0");
         let e = changed.parse::<Record>().unwrap_err();
-        assert!(e.0.contains("checksum"), "{e}");
+        assert_eq!(e, RecordError::ChecksumMismatch);
         let doubled = line.replacen("\tgame=", "\tv=2\tgame=", 1);
-        assert!(doubled.parse::<Record>().unwrap_err().0.contains("twice"));
+        assert!(matches!(
+            doubled.parse::<Record>().unwrap_err(),
+            RecordError::Twice { .. }
+        ));
         let old = "game=x\trules=\tstart=x";
-        assert!(old
-            .parse::<Record>()
-            .unwrap_err()
-            .0
-            .contains("older format"));
+        assert_eq!(old.parse::<Record>().unwrap_err(), RecordError::OldFormat);
         assert!("nonsense".parse::<Record>().is_err());
     }
 
@@ -536,7 +674,7 @@ mod tests {
         bad.moves.push("zz".into());
         assert!(replay(&bad, &GAMES).is_err());
         let mut wrong = sample();
-        wrong.reason = "tiger-trapped".into();
+        wrong.reason = Reason::Rules("tiger-trapped".into());
         assert!(
             replay(&wrong, &GAMES).is_err(),
             "the game is not over by the rules"

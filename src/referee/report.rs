@@ -14,13 +14,17 @@ pub fn header(config: &MatchConfig, games_to_play: u32, out: &mut dyn Write) {
     let _ = writeln!(
         out,
         "Match: {} vs {}, {}{}{}",
-        config.engines[0].name,
-        config.engines[1].name,
-        config.entry.id,
-        if config.rules.is_empty() { "" } else { " " },
-        config.rules.join(" ")
+        config.play.engines[0].name,
+        config.play.engines[1].name,
+        config.play.entry.id,
+        if config.play.rules.is_empty() {
+            ""
+        } else {
+            " "
+        },
+        config.play.rules.join(" ")
     );
-    for (i, engine) in config.engines.iter().enumerate() {
+    for (i, engine) in config.play.engines.iter().enumerate() {
         let options: Vec<String> = engine
             .options
             .iter()
@@ -39,15 +43,15 @@ pub fn header(config: &MatchConfig, games_to_play: u32, out: &mut dyn Write) {
             }
         );
     }
-    let limits = if config.limit_of(0) == config.limit_of(1) {
-        config.limit_of(0).to_string()
+    let limits = if config.play.limit_of(0) == config.play.limit_of(1) {
+        config.play.limit_of(0).to_string()
     } else {
-        format!("{} / {}", config.limit_of(0), config.limit_of(1))
+        format!("{} / {}", config.play.limit_of(0), config.play.limit_of(1))
     };
-    let openings = if !config.openings.is_empty() {
-        format!("{} from a file", config.openings.len())
-    } else if config.random_openings > 0 {
-        format!("{} random plies per pair", config.random_openings)
+    let openings = if !config.play.openings.is_empty() {
+        format!("{} from a file", config.play.openings.len())
+    } else if config.play.random_openings > 0 {
+        format!("{} random plies per pair", config.play.random_openings)
     } else {
         "none (every pair starts from the start position)".to_string()
     };
@@ -61,7 +65,7 @@ pub fn header(config: &MatchConfig, games_to_play: u32, out: &mut dyn Write) {
             None => String::new(),
         },
         config.concurrency,
-        config.seed
+        config.play.seed
     );
     if let Some(sprt) = &config.sprt {
         let _ = writeln!(out, "  SPRT: {sprt}");
@@ -187,7 +191,7 @@ pub fn summary(board: &Scoreboard, out: &mut dyn Write) {
         );
     }
     let endings: Vec<String> = board
-        .endings
+        .endings_by_word()
         .iter()
         .map(|(word, n)| format!("{word} {n}"))
         .collect();
@@ -195,10 +199,15 @@ pub fn summary(board: &Scoreboard, out: &mut dyn Write) {
     if board.forfeits.is_empty() {
         let _ = writeln!(out, "Forfeits: none");
     } else {
-        let list: Vec<String> = board
+        let mut list: Vec<(usize, &str, u32)> = board
             .forfeits
             .iter()
-            .map(|((e, kind), n)| format!("{}: {kind} {n}", board.engines[*e]))
+            .map(|((e, kind), n)| (*e, kind.word(), *n))
+            .collect();
+        list.sort();
+        let list: Vec<String> = list
+            .iter()
+            .map(|(e, kind, n)| format!("{}: {kind} {n}", board.engines[*e]))
             .collect();
         let _ = writeln!(out, "Forfeits: {}", list.join(", "));
         for (said, n) in &board.sayings {

@@ -17,7 +17,7 @@ const OPENING: u64 = 0x0BE1;
 
 /// The seed of pair `pair`'s dice: both games of the pair roll the same.
 pub fn dice_seed(config: &MatchConfig, pair: u32) -> u64 {
-    derive(config.seed, pair, DICE)
+    derive(config.play.seed, pair, DICE)
 }
 
 /// The pairs of the match.
@@ -47,22 +47,23 @@ pub fn pairs_to_play(config: &MatchConfig) -> Vec<u32> {
 /// ruleset's start.
 pub fn pair_start(config: &MatchConfig, pair: u32) -> String {
     let mut session = config
+        .play
         .entry
-        .session(&config.rules)
+        .session(&config.play.rules)
         .expect("the ruleset was checked");
-    if !config.openings.is_empty() {
-        return config.openings[pair as usize % config.openings.len()].clone();
+    if !config.play.openings.is_empty() {
+        return config.play.openings[pair as usize % config.play.openings.len()].clone();
     }
-    if config.random_openings == 0 {
+    if config.play.random_openings == 0 {
         return session.notation();
     }
     let start = session.boxed_clone();
-    let mut rng = Rng::new(derive(config.seed, pair, OPENING));
+    let mut rng = Rng::new(derive(config.play.seed, pair, OPENING));
     // A random opening that already ends the game is drawn again.
     for _ in 0..100 {
         session = start.boxed_clone();
         let mut plies = 0;
-        while plies < config.random_openings && session.status() == Status::Ongoing {
+        while plies < config.play.random_openings && session.status() == Status::Ongoing {
             let moves = session.legal_moves();
             let mv = moves[rng.below(moves.len() as u64) as usize].clone();
             if !session.awaiting_chance() {
@@ -83,8 +84,9 @@ pub fn pair_start(config: &MatchConfig, pair: u32) -> String {
 /// turns in seat order.
 pub fn seating(config: &MatchConfig, start: &str, index: u32) -> ([usize; MAX_SEATS], Vec<Seat>) {
     let mut session = config
+        .play
         .entry
-        .session(&config.rules)
+        .session(&config.play.rules)
         .expect("the ruleset was checked");
     session
         .set_position(Some(start), &[])
@@ -97,30 +99,8 @@ pub fn seating(config: &MatchConfig, start: &str, index: u32) -> ([usize; MAX_SE
     (engine_of_seat, order)
 }
 
-/// A short name of everything that decides how each game of a match is
-/// played: game and ruleset, engines (names, command lines, options,
-/// limits), the match's limit, openings, random plies, seed, ply limit and
-/// time margin. Records carry it, so that records of different matches are
-/// never added up together. The number of games is left out: pair `p` is
-/// the same game in a match of any length, so a match can be extended
-/// (`--resume` with more `--rounds`: the waves of a sharded SPRT).
+/// The fingerprint of the match's settings (see
+/// [`super::config::PlaySettings::fingerprint`]).
 pub fn fingerprint(config: &MatchConfig) -> String {
-    let mut text = format!(
-        "{} {} | limit {} | openings {} | random {} | seed {} | max-plies {:?} | margin {}",
-        config.entry.id,
-        config.rules.join(" "),
-        config.limit,
-        config.openings.join(";"),
-        config.random_openings,
-        config.seed,
-        config.max_plies,
-        config.margin_ms
-    );
-    for engine in &config.engines {
-        text.push_str(&format!(
-            " | engine {} {:?} {:?} {:?}",
-            engine.name, engine.command, engine.options, engine.limit
-        ));
-    }
-    format!("{:016x}", super::record::checksum(&text))
+    config.play.fingerprint()
 }

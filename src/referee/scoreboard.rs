@@ -3,6 +3,7 @@
 
 use std::collections::{BTreeMap, HashMap, HashSet};
 
+use super::game::{ForfeitKind, Reason};
 use super::record::Record;
 use super::stats::{Pentanomial, Sprt, Tally, Verdict};
 
@@ -28,10 +29,10 @@ pub struct Scoreboard {
     /// Each engine's results by the seats it held (`t`, or `sn` with more
     /// seats), from its own view.
     pub per_seat: BTreeMap<(usize, String), Tally>,
-    /// How games ended: reason word and count.
-    pub endings: BTreeMap<String, u32>,
-    /// Forfeits: engine and reason word, and count.
-    pub forfeits: BTreeMap<(usize, String), u32>,
+    /// How games ended, and how many.
+    pub endings: BTreeMap<Reason, u32>,
+    /// Forfeits by engine and kind, and how many.
+    pub forfeits: BTreeMap<(usize, ForfeitKind), u32>,
     /// Engine error lines that forfeits quoted, with counts.
     pub sayings: BTreeMap<String, u32>,
     pub sprt: Option<SprtState>,
@@ -66,6 +67,14 @@ impl Scoreboard {
         self.indices.contains(&index)
     }
 
+    /// How games ended, by reason word (as reports and JSON list them).
+    pub fn endings_by_word(&self) -> BTreeMap<String, u32> {
+        self.endings
+            .iter()
+            .map(|(reason, n)| (reason.to_string(), *n))
+            .collect()
+    }
+
     /// Counts one record (its first engine is this board's first engine);
     /// true when it decided the SPRT.
     pub fn add(&mut self, record: &Record) -> bool {
@@ -92,9 +101,9 @@ impl Scoreboard {
             self.per_seat.entry((e, seats)).or_default().add(mine);
         }
         *self.endings.entry(record.reason.clone()).or_default() += 1;
-        if let Some(by) = &record.by {
+        if let (Some(by), Reason::Forfeit(kind)) = (&record.by, &record.reason) {
             let e = usize::from(*by != self.engines[0]);
-            *self.forfeits.entry((e, record.reason.clone())).or_default() += 1;
+            *self.forfeits.entry((e, *kind)).or_default() += 1;
         }
         if let Some(detail) = &record.detail {
             if let Some((_, said)) = detail.split_once("; it said: ") {

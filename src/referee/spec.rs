@@ -118,27 +118,50 @@ pub fn split_command(line: &str) -> Result<Vec<String>, SpecError> {
 /// (about 11.5 days: beyond it a typo is likelier than a plan).
 pub const MAX_TC_SECONDS: f64 = 1_000_000.0;
 
+/// What is wrong with a time control.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum TcError {
+    /// Which part (`base time`, `increment`) and its text.
+    NotSeconds(&'static str, String),
+    TooLong(&'static str, String),
+    BaseZero,
+}
+
+impl fmt::Display for TcError {
+    fn fmt(&self, f: &mut fmt::Formatter) -> fmt::Result {
+        match self {
+            TcError::NotSeconds(what, text) => {
+                write!(f, "the {what} '{text}' is not a number of seconds")
+            }
+            TcError::TooLong(what, text) => {
+                write!(f, "the {what} {text} s is longer than {MAX_TC_SECONDS} s")
+            }
+            TcError::BaseZero => f.write_str("the base time must be at least 1 ms"),
+        }
+    }
+}
+
+impl std::error::Error for TcError {}
+
 /// Parses `<base>+<inc>` in seconds (`10+0.1`, `60`), or says what is wrong.
-pub fn parse_tc(text: &str) -> Result<Limit, String> {
+pub fn parse_tc(text: &str) -> Result<Limit, TcError> {
     let (base, inc) = text.split_once('+').unwrap_or((text, "0"));
-    let seconds = |s: &str, what: &str| -> Result<f64, String> {
+    let seconds = |s: &str, what: &'static str| -> Result<f64, TcError> {
         let v: f64 = s
             .parse()
-            .map_err(|_| format!("the {what} '{s}' is not a number of seconds"))?;
+            .map_err(|_| TcError::NotSeconds(what, s.to_string()))?;
         if !v.is_finite() || v < 0.0 {
-            return Err(format!("the {what} '{s}' is not a number of seconds"));
+            return Err(TcError::NotSeconds(what, s.to_string()));
         }
         if v > MAX_TC_SECONDS {
-            return Err(format!(
-                "the {what} {s} s is longer than {MAX_TC_SECONDS} s"
-            ));
+            return Err(TcError::TooLong(what, s.to_string()));
         }
         Ok(v)
     };
     let (base, inc) = (seconds(base, "base time")?, seconds(inc, "increment")?);
     let base_ms = (base * 1000.0).round() as u64;
     if base_ms == 0 {
-        return Err("the base time must be at least 1 ms".to_string());
+        return Err(TcError::BaseZero);
     }
     Ok(Limit::Clock {
         base_ms,
@@ -290,13 +313,23 @@ mod tests {
                 inc_ms: 0
             })
         );
+        assert_eq!(parse_tc("0+1"), Err(TcError::BaseZero));
         assert_eq!(
-            parse_tc("0+1"),
-            Err("the base time must be at least 1 ms".into())
+            parse_tc("x+1"),
+            Err(TcError::NotSeconds("base time", "x".into()))
         );
-        assert!(parse_tc("x+1").unwrap_err().contains("'x' is not a number"));
-        assert!(parse_tc("-5").unwrap_err().contains("'-5' is not a number"));
-        assert!(parse_tc("1e300+0").unwrap_err().contains("longer than"));
-        assert!(parse_tc("1+inf").unwrap_err().contains("increment"));
+        assert_eq!(
+            parse_tc("-5"),
+            Err(TcError::NotSeconds("base time", "-5".into()))
+        );
+        assert!(matches!(parse_tc("1e300+0"), Err(TcError::TooLong(..))));
+        assert_eq!(
+            parse_tc("1+inf"),
+            Err(TcError::NotSeconds("increment", "inf".into()))
+        );
+        assert_eq!(
+            parse_tc("x+1").unwrap_err().to_string(),
+            "the base time 'x' is not a number of seconds"
+        );
     }
 }

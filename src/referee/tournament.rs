@@ -12,9 +12,9 @@ use std::sync::Mutex;
 use std::time::{Duration, Instant};
 
 use super::config::MatchConfig;
-use super::game::{play, result_text, Ending, Finished, Forfeit, GameSpec};
+use super::game::{play, Ending, Finished, Forfeit, GameSpec, Score};
 use super::process::{EngineProcess, StartError};
-use super::record::{read_file, Record, RecordFile};
+use super::record::{read_file, Record, RecordError, RecordFile, RecordFileError};
 use super::report;
 use super::schedule::{self, dice_seed, fingerprint, pair_start, seating};
 use super::scoreboard::Scoreboard;
@@ -25,15 +25,36 @@ use menagerie_rules::game::{Seat, MAX_SEATS};
 pub enum MatchError {
     /// An engine did not start, or refused its options.
     Engine { name: String, why: StartError },
-    /// The record file cannot be used.
-    Record(String),
+    /// The record file cannot be opened or locked.
+    RecordFile(RecordFileError),
+    /// The record file cannot be read back.
+    Records(RecordError),
+    /// The record file holds a game of another match: its number and
+    /// that match's fingerprint.
+    OtherMatch {
+        path: std::path::PathBuf,
+        game: u32,
+        theirs: String,
+        ours: String,
+    },
 }
 
 impl fmt::Display for MatchError {
     fn fmt(&self, f: &mut fmt::Formatter) -> fmt::Result {
         match self {
             MatchError::Engine { name, why } => write!(f, "engine {name}: {why}"),
-            MatchError::Record(why) => write!(f, "record file {why}"),
+            MatchError::RecordFile(e) => write!(f, "record file {e}"),
+            MatchError::Records(e) => write!(f, "record file {e}"),
+            MatchError::OtherMatch {
+                path,
+                game,
+                theirs,
+                ours,
+            } => write!(
+                f,
+                "record file {} holds game {game} of another match (settings {theirs}, this match {ours}); resume with the same settings and --seed",
+                path.display()
+            ),
         }
     }
 }
@@ -41,7 +62,7 @@ impl fmt::Display for MatchError {
 impl std::error::Error for MatchError {}
 
 /// How a match that started came to its end.
-#[derive(Clone, Debug, PartialEq, Eq)]
+#[derive(Debug)]
 pub enum Finish {
     /// Every game was played.
     Completed,
@@ -50,7 +71,7 @@ pub enum Finish {
     /// Ctrl-C.
     Interrupted,
     /// A record could not be written; the match stopped.
-    RecordFailed(String),
+    RecordFailed(RecordFileError),
 }
 
 /// The end of a match.
@@ -93,7 +114,7 @@ pub fn run(
     out: &mut dyn Write,
     interrupt: &AtomicBool,
 ) -> Result<MatchOutcome, MatchError> {
-    let names = config.names();
+    let names = config.play.names();
     let mut board = Scoreboard::new([names[0].to_string(), names[1].to_string()], config.sprt);
     let fingerprint = fingerprint(config);
     let mut record_file = match &config.record {
@@ -105,10 +126,7 @@ pub fn run(
                     }
                 }
             }
-            Some(
-                RecordFile::open(path)
-                    .map_err(|why| MatchError::Record(format!("{}: {why}", path.display())))?,
-            )
+            Some(RecordFile::open(path).map_err(MatchError::RecordFile)?)
         }
         None => None,
     };
@@ -163,7 +181,7 @@ pub fn run(
             let done = match results.recv_timeout(Duration::from_millis(100)) {
                 Ok(done) => done,
                 Err(RecvTimeoutError::Timeout) => {
-                    if interrupt.load(Ordering::Relaxed) && finish == Finish::Completed {
+                    if interrupt.load(Ordering::Relaxed) && matches!(finish, Finish::Completed) {
                         finish = Finish::Interrupted;
                         stop.store(true, Ordering::Relaxed);
                     }
@@ -171,7 +189,7 @@ pub fn run(
                 }
                 Err(RecvTimeoutError::Disconnected) => {
                     // Workers also end on Ctrl-C, abandoning their games.
-                    if interrupt.load(Ordering::Relaxed) && finish == Finish::Completed {
+                    if interrupt.load(Ordering::Relaxed) && matches!(finish, Finish::Completed) {
                         finish = Finish::Interrupted;
                     }
                     break;
@@ -179,7 +197,7 @@ pub fn run(
             };
             // The worker waits for this until the result is counted.
             let _counted = Counted(done.counted.clone());
-            if finish != Finish::Completed && finish != Finish::Decided {
+            if !matches!(finish, Finish::Completed | Finish::Decided) {
                 continue;
             }
             referee_ms += done.finished.referee_ms;
@@ -239,14 +257,14 @@ fn existing(path: &std::path::Path, fingerprint: &str) -> Result<Vec<Record>, Ma
     if !path.exists() {
         return Ok(Vec::new());
     }
-    let records = read_file(path).map_err(|e| MatchError::Record(e.to_string()))?;
+    let records = read_file(path).map_err(MatchError::Records)?;
     if let Some(other) = records.iter().find(|r| r.fingerprint != fingerprint) {
-        return Err(MatchError::Record(format!(
-            "{} holds game {} of another match (settings {}, this match {fingerprint}); resume with the same settings and --seed",
-            path.display(),
-            other.index + 1,
-            other.fingerprint
-        )));
+        return Err(MatchError::OtherMatch {
+            path: path.to_path_buf(),
+            game: other.index + 1,
+            theirs: other.fingerprint.clone(),
+            ours: fingerprint.to_string(),
+        });
     }
     Ok(records)
 }
@@ -254,14 +272,14 @@ fn existing(path: &std::path::Path, fingerprint: &str) -> Result<Vec<Record>, Ma
 /// Games with no dice from one start are alike for deterministic engines.
 fn warn_if_games_repeat(config: &MatchConfig, out: &mut dyn Write) {
     let pairs = schedule::pairs(config);
-    let starts = if !config.openings.is_empty() {
-        config.openings.len() as u32
-    } else if config.random_openings > 0 {
+    let starts = if !config.play.openings.is_empty() {
+        config.play.openings.len() as u32
+    } else if config.play.random_openings > 0 {
         pairs
     } else {
         1
     };
-    if !config.entry.has_chance && pairs > starts {
+    if !config.play.entry.has_chance && pairs > starts {
         let _ = writeln!(
             out,
             "Warning: {pairs} pairs from {starts} start(s): deterministic engines (a fixed depth, nodes, Skill 20) will repeat games. Use --random-openings N or a longer --openings file."
@@ -271,7 +289,7 @@ fn warn_if_games_repeat(config: &MatchConfig, out: &mut dyn Write) {
 
 /// Starts engine `e` for the match and sets its options.
 fn start_engine(config: &MatchConfig, e: usize) -> Result<EngineProcess, MatchError> {
-    let spec = &config.engines[e];
+    let spec = &config.play.engines[e];
     let fail = |why| MatchError::Engine {
         name: spec.name.clone(),
         why,
@@ -361,15 +379,11 @@ fn play_one(
         }
     }
     let spec = GameSpec {
-        entry: config.entry,
-        rules: &config.rules,
+        play: &config.play,
+        stall: config.stall,
         start,
         engine_of_seat,
-        limits: [config.limit_of(0), config.limit_of(1)],
         dice_seed: dice_seed(config, pair),
-        max_plies: config.max_plies,
-        stall: config.stall,
-        margin_ms: config.margin_ms,
     };
     let [a, b] = engines;
     let mut pair_of_processes = [
@@ -398,10 +412,11 @@ fn play_one(
 }
 
 fn to_record(config: &MatchConfig, fingerprint: &str, done: &Done) -> Record {
-    let names = config.names();
+    let names = config.play.names();
     let mut session = config
+        .play
         .entry
-        .session(&config.rules)
+        .session(&config.play.rules)
         .expect("the ruleset was checked");
     session
         .set_position(Some(&done.start), &[])
@@ -430,7 +445,7 @@ fn to_record(config: &MatchConfig, fingerprint: &str, done: &Done) -> Record {
     };
     Record {
         fingerprint: fingerprint.to_string(),
-        game: config.entry.id.to_string(),
+        game: config.play.entry.id.to_string(),
         rules: session
             .ruleset()
             .to_string()
@@ -438,7 +453,7 @@ fn to_record(config: &MatchConfig, fingerprint: &str, done: &Done) -> Record {
             .map(String::from)
             .collect(),
         start: done.start.clone(),
-        seed: config.seed,
+        seed: config.play.seed,
         pair: done.index / 2,
         index: done.index,
         games: config.games,
@@ -453,10 +468,10 @@ fn to_record(config: &MatchConfig, fingerprint: &str, done: &Done) -> Record {
                 )
             })
             .collect(),
-        result: result_text(finished.points).to_string(),
+        result: Score::of_points(finished.points),
         winner,
         seat: finished.winning_seat,
-        reason: finished.ending.word(),
+        reason: finished.ending.reason(),
         by,
         detail: detail.map(|d| d.replace(['\t', '\n'], " ")),
         moves: finished.moves.clone(),

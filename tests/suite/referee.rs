@@ -3,6 +3,7 @@
 //! crash, hang, play an illegal move or print garbage).
 
 use crate::common;
+use menagerie_referee::game::{ForfeitKind, Reason, Score};
 
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output};
@@ -90,7 +91,9 @@ fn a_crashing_engine_forfeits_and_is_restarted_for_the_next_game() {
     assert_eq!(recs.len(), 4, "the match goes on after each crash");
     assert!(
         recs.iter()
-            .all(|r| r.reason == "crash" && r.by.as_deref() == Some("crash") && r.result == "1-0"),
+            .all(|r| r.reason == Reason::Forfeit(ForfeitKind::Crash)
+                && r.by.as_deref() == Some("crash")
+                && r.result == Score::FirstWins),
         "{recs:?}"
     );
     assert!(out.contains("Forfeits: crash: crash 4"), "{out}");
@@ -101,7 +104,8 @@ fn a_hanging_engine_forfeits_by_stall() {
     let (out, recs) = faulty("hang", &temp("hang.txt"));
     assert!(
         recs.iter()
-            .all(|r| r.reason == "stall" && r.by.as_deref() == Some("hang")),
+            .all(|r| r.reason == Reason::Forfeit(ForfeitKind::Stall)
+                && r.by.as_deref() == Some("hang")),
         "{recs:?}"
     );
     assert!(out.contains("hang: stall 4"), "{out}");
@@ -111,9 +115,10 @@ fn a_hanging_engine_forfeits_by_stall() {
 fn an_illegal_move_forfeits() {
     let (_, recs) = faulty("illegal", &temp("illegal.txt"));
     assert!(
-        recs.iter().all(|r| r.reason == "illegal-move"
-            && r.by.as_deref() == Some("illegal")
-            && r.detail.as_deref().is_some_and(|d| d.contains("a1a1"))),
+        recs.iter()
+            .all(|r| r.reason == Reason::Forfeit(ForfeitKind::IllegalMove)
+                && r.by.as_deref() == Some("illegal")
+                && r.detail.as_deref().is_some_and(|d| d.contains("a1a1"))),
         "{recs:?}"
     );
 }
@@ -123,7 +128,8 @@ fn garbage_output_forfeits() {
     let (_, recs) = faulty("garbage", &temp("garbage.txt"));
     assert!(
         recs.iter()
-            .all(|r| r.reason == "garbage" && r.by.as_deref() == Some("garbage")),
+            .all(|r| r.reason == Reason::Forfeit(ForfeitKind::Garbage)
+                && r.by.as_deref() == Some("garbage")),
         "{recs:?}"
     );
 }
@@ -155,7 +161,7 @@ fn records_replay_against_the_rules() {
         let replayed =
             replay(&r, &menagerie_rules::catalogue::GAMES).unwrap_or_else(|e| panic!("{e}"));
         assert!(
-            !r.is_forfeit() && r.reason != "max-plies",
+            !r.is_forfeit() && r.reason != Reason::MaxPlies,
             "a game that ended by the rules: {}",
             replayed.ending
         );

@@ -4,6 +4,7 @@
 //! referee on one record file, a full disk, a cut line, Ctrl-C, a kill).
 
 use crate::common;
+use menagerie_referee::game::{ForfeitKind, Reason};
 
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output, Stdio};
@@ -110,8 +111,8 @@ fn a_flooding_engine_is_forfeited_and_the_referee_stays_small() {
     assert_eq!(recs.len(), 2);
     for r in &recs {
         assert_eq!(
-            (r.reason.as_str(), r.by.as_deref()),
-            ("flood", Some("flood")),
+            (r.reason.to_string(), r.by.as_deref()),
+            ("flood".to_string(), Some("flood")),
             "{r:?}"
         );
         assert_eq!(r.winner.as_deref(), Some("steady"));
@@ -158,7 +159,7 @@ fn a_helper_holding_the_pipes_is_killed_and_the_crash_is_a_crash() {
     );
     assert!(out.status.success(), "{}", text(&out.stderr));
     for r in records(&record) {
-        assert_eq!(r.reason, "crash", "{r:?}");
+        assert_eq!(r.reason, Reason::Forfeit(ForfeitKind::Crash), "{r:?}");
         assert!(
             r.detail.as_deref().unwrap_or("").contains("status 3"),
             "{r:?}"
@@ -564,7 +565,7 @@ fn a_time_loss_is_recorded_by_seat_and_replays_as_one() {
     );
     assert!(out.status.success(), "{}", text(&out.stderr));
     for r in records(&record) {
-        assert_eq!(r.reason, "time-loss", "{r:?}");
+        assert_eq!(r.reason, Reason::Forfeit(ForfeitKind::TimeLoss), "{r:?}");
         assert_eq!(r.winner.as_deref(), Some("quick"));
         let quick_seat = r.seats.iter().find(|(_, n)| n == "quick").unwrap().0;
         assert_eq!(r.seat, Some(quick_seat), "the winning seat is quick's");
