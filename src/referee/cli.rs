@@ -476,9 +476,9 @@ fn load_openings(
     path: &Path,
     entry: &GameEntry,
     rules: &[String],
-) -> Result<Vec<String>, OpeningsError> {
+) -> Result<Vec<String>, Box<OpeningsError>> {
     let text = std::fs::read_to_string(path)
-        .map_err(|e| OpeningsError::Unreadable(path.to_path_buf(), e))?;
+        .map_err(|e| Box::new(OpeningsError::Unreadable(path.to_path_buf(), e)))?;
     let mut openings = Vec::new();
     for (n, line) in text.lines().enumerate() {
         let line = line.trim();
@@ -494,24 +494,24 @@ fn load_openings(
             };
             let moves: Vec<String> = moves.split_whitespace().map(String::from).collect();
             if let Err(as_moves) = session.set_position(notation, &moves) {
-                return Err(OpeningsError::BadLine {
+                return Err(Box::new(OpeningsError::BadLine {
                     path: path.to_path_buf(),
                     line: n + 1,
                     as_notation: notation.is_none().then_some(notation_error),
                     as_moves,
-                });
+                }));
             }
         }
         if session.status() != menagerie_rules::game::Status::Ongoing {
-            return Err(OpeningsError::Over {
+            return Err(Box::new(OpeningsError::Over {
                 path: path.to_path_buf(),
                 line: n + 1,
-            });
+            }));
         }
         openings.push(session.notation());
     }
     if openings.is_empty() {
-        return Err(OpeningsError::Empty(path.to_path_buf()));
+        return Err(Box::new(OpeningsError::Empty(path.to_path_buf())));
     }
     Ok(openings)
 }

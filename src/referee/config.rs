@@ -254,7 +254,7 @@ pub enum ConfigError {
         error: TcError,
     },
     RoundsTooLarge,
-    Openings(OpeningsError),
+    Openings(Box<OpeningsError>),
     Sprt(SprtError),
     Shard(String),
     /// `--shard` or `--resume` without `--seed`.

@@ -66,7 +66,7 @@ pub enum WaitError {
     /// the time given where it was a whole allowance.
     Timeout(&'static str, Option<Duration>),
     /// Something else came first: the awaited word and what came.
-    Heard(&'static str, Heard),
+    Heard(&'static str, Box<Heard>),
 }
 
 impl From<Gone> for WaitError {
@@ -185,7 +185,7 @@ impl EngineProcess {
                     Heard::Reply(Reply::Option(option)) => engine.options.push(option),
                     Heard::Reply(_) => {}
                     Heard::Timeout => return Err(WaitError::Timeout("uciok", Some(timeout))),
-                    other => return Err(WaitError::Heard("uciok", other)),
+                    other => return Err(WaitError::Heard("uciok", Box::new(other))),
                 }
             }
             engine.sync(deadline)
@@ -326,7 +326,7 @@ impl EngineProcess {
                 Heard::Reply(Reply::ReadyOk) if self.pings == 0 => return Ok(()),
                 Heard::Reply(_) => {}
                 Heard::Timeout => return Err(WaitError::Timeout("readyok", None)),
-                other => return Err(WaitError::Heard("readyok", other)),
+                other => return Err(WaitError::Heard("readyok", Box::new(other))),
             }
         }
     }
