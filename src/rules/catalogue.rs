@@ -10,7 +10,7 @@
 
 use std::fmt;
 
-use crate::game::selfcheck::CheckStats;
+use crate::game::selfcheck::{CheckStats, Violation};
 use crate::game::session::{DynSession, Session};
 use crate::game::{Game, OptionSpec, Ruleset, RulesetError};
 use crate::games;
@@ -51,7 +51,7 @@ pub struct GameEntry<A: Attach = Rules> {
     new_session: fn(Ruleset) -> Box<A::Session>,
     /// Seeded random play checking the invariants of
     /// [`crate::game::selfcheck`].
-    pub self_check: fn(&Ruleset, u64, u64) -> Result<CheckStats, String>,
+    pub self_check: fn(&Ruleset, u64, u64) -> Result<CheckStats, Violation>,
 }
 
 impl<A: Attach> GameEntry<A> {

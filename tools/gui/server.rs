@@ -145,17 +145,32 @@ fn main() {
 }
 
 /// Refuses to serve a board whose engine cannot be started.
-fn check_engine(engine: &std::path::Path) -> Result<(), String> {
+fn check_engine(engine: &std::path::Path) -> Result<(), EngineFileError> {
     use std::os::unix::fs::PermissionsExt;
-    let meta =
-        std::fs::metadata(engine).map_err(|e| format!("engine {}: {e}", engine.display()))?;
+    let meta = std::fs::metadata(engine)
+        .map_err(|e| EngineFileError::Unreadable(engine.to_path_buf(), e))?;
     if !meta.is_file() || meta.permissions().mode() & 0o111 == 0 {
-        return Err(format!(
-            "engine {}: not an executable file",
-            engine.display()
-        ));
+        return Err(EngineFileError::NotExecutable(engine.to_path_buf()));
     }
     Ok(())
+}
+
+/// An engine the board cannot start.
+#[derive(Debug)]
+enum EngineFileError {
+    Unreadable(PathBuf, std::io::Error),
+    NotExecutable(PathBuf),
+}
+
+impl std::fmt::Display for EngineFileError {
+    fn fmt(&self, f: &mut std::fmt::Formatter) -> std::fmt::Result {
+        match self {
+            EngineFileError::Unreadable(path, e) => write!(f, "engine {}: {e}", path.display()),
+            EngineFileError::NotExecutable(path) => {
+                write!(f, "engine {}: not an executable file", path.display())
+            }
+        }
+    }
 }
 
 /// A plain-text answer that no cache keeps.
@@ -301,11 +316,10 @@ async fn new_session(State(server): State<Arc<Server>>) -> Response {
     let started = Arc::clone(&server);
     match blocking(move || sessions::start(&started.sessions)).await {
         Ok(id) => json(serde_json::json!({ "id": id })),
-        Err(sessions::SessionError::Full(n)) => text(
-            StatusCode::SERVICE_UNAVAILABLE,
-            format!("{n} boards are open already, the most this server runs: close one, or wait two minutes for closed tabs to end"),
-        ),
-        Err(sessions::SessionError::Failed(e)) => text(StatusCode::INTERNAL_SERVER_ERROR, e),
+        Err(e @ sessions::SessionError::Full(_)) => {
+            text(StatusCode::SERVICE_UNAVAILABLE, e.to_string())
+        }
+        Err(e) => text(StatusCode::INTERNAL_SERVER_ERROR, e.to_string()),
     }
 }
 
@@ -315,27 +329,25 @@ async fn send(State(server): State<Arc<Server>>, Path(id): Path<String>, body: B
         Err(refused) => return refused,
     };
     let stdin = sessions::with(&server.sessions, &id, |s| match s.exited {
-        Some(_) => Err("the engine has stopped".to_string()),
+        Some(_) => Err(sessions::SessionError::Stopped),
         None => Ok(Arc::clone(&s.stdin)),
     });
+    let stdin = match stdin {
+        Ok(stdin) => stdin,
+        Err(e) => return text(StatusCode::GONE, e.to_string()),
+    };
     // Written outside the sessions lock and off the event loop: an engine
     // that stops reading blocks only its own session's writes.
-    let written = match stdin {
-        Ok(stdin) => {
-            blocking(move || {
-                let mut stdin = stdin.lock().unwrap_or_else(|p| p.into_inner());
-                stdin
-                    .write_all(lines.as_bytes())
-                    .and_then(|_| stdin.flush())
-                    .map_err(|e| e.to_string())
-            })
-            .await
-        }
-        Err(e) => Err(e),
-    };
+    let written = blocking(move || {
+        let mut stdin = stdin.lock().unwrap_or_else(|p| p.into_inner());
+        stdin
+            .write_all(lines.as_bytes())
+            .and_then(|_| stdin.flush())
+    })
+    .await;
     match written {
         Ok(()) => StatusCode::NO_CONTENT.into_response(),
-        Err(e) => text(StatusCode::GONE, e),
+        Err(e) => text(StatusCode::GONE, e.to_string()),
     }
 }
 
@@ -343,7 +355,7 @@ async fn restart(State(server): State<Arc<Server>>, Path(id): Path<String>) -> R
     let restarted = Arc::clone(&server);
     match blocking(move || sessions::restart(&restarted.sessions, &id)).await {
         Ok(()) => StatusCode::NO_CONTENT.into_response(),
-        Err(e) => text(StatusCode::NOT_FOUND, e),
+        Err(e) => text(StatusCode::NOT_FOUND, e.to_string()),
     }
 }
 
@@ -358,7 +370,7 @@ async fn events(
 ) -> Response {
     let current = match sessions::with(&server.sessions, &id, |s| Ok(s.epoch)) {
         Ok(epoch) => epoch,
-        Err(e) => return text(StatusCode::NOT_FOUND, e),
+        Err(e) => return text(StatusCode::NOT_FOUND, e.to_string()),
     };
     let from = query.get("from").and_then(|v| v.parse().ok()).unwrap_or(0);
     let resume = headers

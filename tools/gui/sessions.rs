@@ -90,12 +90,10 @@ fn spawner() -> Sender<SpawnRequest> {
 pub fn with<T>(
     sessions: &Sessions,
     id: &str,
-    f: impl FnOnce(&mut Session) -> Result<T, String>,
-) -> Result<T, String> {
+    f: impl FnOnce(&mut Session) -> Result<T, SessionError>,
+) -> Result<T, SessionError> {
     let mut map = sessions.lock();
-    let session = map
-        .get_mut(id)
-        .ok_or_else(|| "no such session".to_string())?;
+    let session = map.get_mut(id).ok_or(SessionError::NoSuchSession)?;
     session.last_seen = Instant::now();
     f(session)
 }
@@ -105,7 +103,7 @@ fn spawn_engine(
     sessions: &Arc<Sessions>,
     id: &str,
     epoch: u32,
-) -> Result<(Group, ChildStdin), String> {
+) -> Result<(Group, ChildStdin), SessionError> {
     // Its own process group, killed with the server.
     let command = vec![sessions.engine.to_string_lossy().into_owned()];
     let (reply, started) = channel();
@@ -114,11 +112,11 @@ fn spawn_engine(
         .lock()
         .unwrap_or_else(|p| p.into_inner())
         .send((command, reply))
-        .map_err(|_| "the engine starter has stopped".to_string())?;
+        .map_err(|_| SessionError::StarterGone)?;
     let mut child = started
         .recv()
-        .map_err(|_| "the engine starter has stopped".to_string())?
-        .map_err(|e| format!("cannot start the engine: {e}"))?;
+        .map_err(|_| SessionError::StarterGone)?
+        .map_err(SessionError::Spawn)?;
     let stdin = child.take_stdin().expect("piped");
     let stdout = child.take_stdout().expect("piped");
     let (sessions, id) = (Arc::clone(sessions), id.to_string());
@@ -182,31 +180,55 @@ fn relay_output(sessions: &Sessions, id: &str, epoch: u32, stdout: std::process:
     }
 }
 
-/// Why no session was started.
+/// Why a session could not be started or used.
+#[derive(Debug)]
 pub enum SessionError {
     /// The cap on sessions is reached (the cap).
     Full(usize),
-    Failed(String),
+    NoSuchSession,
+    /// The session's engine has stopped.
+    Stopped,
+    /// The thread that starts engines has stopped.
+    StarterGone,
+    Spawn(std::io::Error),
+    /// No randomness for a session id.
+    Randomness(std::io::Error),
+}
+
+impl std::fmt::Display for SessionError {
+    fn fmt(&self, f: &mut std::fmt::Formatter) -> std::fmt::Result {
+        match self {
+            SessionError::Full(n) => write!(
+                f,
+                "{n} boards are open already, the most this server runs: close one, or wait two minutes for closed tabs to end"
+            ),
+            SessionError::NoSuchSession => f.write_str("no such session"),
+            SessionError::Stopped => f.write_str("the engine has stopped"),
+            SessionError::StarterGone => f.write_str("the engine starter has stopped"),
+            SessionError::Spawn(e) => write!(f, "cannot start the engine: {e}"),
+            SessionError::Randomness(e) => write!(f, "no randomness for a session id: {e}"),
+        }
+    }
 }
 
 /// A session id nobody can guess: 128 bits from the operating system.
-fn random_id() -> Result<String, String> {
+fn random_id() -> Result<String, SessionError> {
     let mut bytes = [0u8; 16];
     std::fs::File::open("/dev/urandom")
         .and_then(|mut f| f.read_exact(&mut bytes))
-        .map_err(|e| format!("no randomness for a session id: {e}"))?;
+        .map_err(SessionError::Randomness)?;
     Ok(bytes.iter().map(|b| format!("{b:02x}")).collect())
 }
 
 pub fn start(sessions: &Arc<Sessions>) -> Result<String, SessionError> {
-    let id = random_id().map_err(SessionError::Failed)?;
+    let id = random_id()?;
     // The lock is held until the session is registered: the engine's reader
     // thread looks the session up and must find it.
     let mut map = sessions.lock();
     if map.len() >= sessions.max {
         return Err(SessionError::Full(sessions.max));
     }
-    let (child, stdin) = spawn_engine(sessions, &id, 0).map_err(SessionError::Failed)?;
+    let (child, stdin) = spawn_engine(sessions, &id, 0)?;
     map.insert(
         id.clone(),
         Session {
@@ -221,11 +243,9 @@ pub fn start(sessions: &Arc<Sessions>) -> Result<String, SessionError> {
     Ok(id)
 }
 
-pub fn restart(sessions: &Arc<Sessions>, id: &str) -> Result<(), String> {
+pub fn restart(sessions: &Arc<Sessions>, id: &str) -> Result<(), SessionError> {
     let mut map = sessions.lock();
-    let session = map
-        .get_mut(id)
-        .ok_or_else(|| "no such session".to_string())?;
+    let session = map.get_mut(id).ok_or(SessionError::NoSuchSession)?;
     session.child.kill();
     // A new epoch: the old reader thread's late lines are dropped.
     session.epoch += 1;

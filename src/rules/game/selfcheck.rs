@@ -2,11 +2,122 @@
 //! (OpenSpiel's basic game tests). The registry exposes it per game, so one
 //! test runs it for every game and every ruleset without knowing them.
 
-use std::fmt::Write;
+use std::fmt::{self, Write};
 
 use super::session::{status_of, Session};
-use super::{Game, Outcome, Ruleset, Status};
+use super::{Game, Outcome, Ruleset, Seat, Status};
 use crate::rng::Rng;
+
+/// An invariant a position broke.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum Broken {
+    CopyDiffers,
+    /// The notation does not parse back: why.
+    NotationUnparsed(String),
+    /// The round trip gave another position: its notation.
+    NotationChanged(String),
+    NotationHash,
+    NotationReprinted,
+    MoveTwice(String),
+    /// A move's written form parses back as another move.
+    MoveParsedAs(String, String),
+    MoveUnparsed(String, String),
+    ChanceAfterChance(String),
+    UndoDiffers(String),
+    /// `count_moves` and the list's length.
+    CountMoves(usize, usize),
+    /// The depth, the bulk count and the tree walk's.
+    PerftBulk(u32, u64, u64),
+    /// `random_move`'s pick and the list's with the same draw.
+    RandomMove(String, String),
+    PlayRandomElsewhere,
+    PlayRandomDraws,
+    NoMovesNoOutcome,
+    /// Moves exist, yet the outcome is this.
+    MovesAndOutcome(String),
+    WinnerNotInPlay(Seat),
+    SideNotInPlay,
+    StatusDiffers,
+    DrawRuleOverDecision,
+    NoMovesButOngoing,
+}
+
+impl fmt::Display for Broken {
+    fn fmt(&self, f: &mut fmt::Formatter) -> fmt::Result {
+        match self {
+            Broken::CopyDiffers => f.write_str("a copy differs from the original"),
+            Broken::NotationUnparsed(e) => write!(f, "notation does not parse back: {e}"),
+            Broken::NotationChanged(p) => {
+                write!(f, "notation round-trip changed the position: '{p}'")
+            }
+            Broken::NotationHash => {
+                f.write_str("incremental hash differs from the hash of the parsed notation")
+            }
+            Broken::NotationReprinted => {
+                f.write_str("notation prints differently after a round-trip")
+            }
+            Broken::MoveTwice(m) => write!(f, "move {m} generated twice"),
+            Broken::MoveParsedAs(m, back) => write!(f, "move {m} parses back as {back}"),
+            Broken::MoveUnparsed(m, e) => write!(f, "move {m} does not parse back: {e}"),
+            Broken::ChanceAfterChance(m) => {
+                write!(f, "chance move {m} leads to another chance node")
+            }
+            Broken::UndoDiffers(m) => {
+                write!(f, "play and undo of {m} does not restore the position")
+            }
+            Broken::CountMoves(counted, listed) => write!(
+                f,
+                "count_moves says {counted} moves, generate lists {listed}"
+            ),
+            Broken::PerftBulk(depth, bulk, walked) => write!(
+                f,
+                "perft_bulk({depth}) says {bulk}, the tree walk counts {walked}"
+            ),
+            Broken::RandomMove(picked, listed) => write!(
+                f,
+                "random_move picked {picked}, the list with the same draw {listed}"
+            ),
+            Broken::PlayRandomElsewhere => {
+                f.write_str("play_random leads elsewhere than random_move and play")
+            }
+            Broken::PlayRandomDraws => {
+                f.write_str("play_random draws differently from random_move")
+            }
+            Broken::NoMovesNoOutcome => f.write_str("no legal moves but no outcome"),
+            Broken::MovesAndOutcome(o) => write!(f, "legal moves exist but the outcome is {o}"),
+            Broken::WinnerNotInPlay(seat) => write!(f, "winner seat {seat} is not in play"),
+            Broken::SideNotInPlay => f.write_str("the side to move is not a seat in play"),
+            Broken::StatusDiffers => f.write_str("status differs between session and history"),
+            Broken::DrawRuleOverDecision => f.write_str("a draw rule overrode a decisive result"),
+            Broken::NoMovesButOngoing => f.write_str("no moves but ongoing"),
+        }
+    }
+}
+
+/// Where random play found a broken invariant, and which.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Violation {
+    /// Game and ruleset.
+    pub game: String,
+    /// Which random game, and the moves that led there.
+    pub index: u64,
+    pub trail: String,
+    /// The position's notation.
+    pub at: String,
+    pub broken: Broken,
+}
+
+impl fmt::Display for Violation {
+    fn fmt(&self, f: &mut fmt::Formatter) -> fmt::Result {
+        write!(
+            f,
+            "{} game {}, after moves [{}] at '{}': {}",
+            self.game, self.index, self.trail, self.at, self.broken
+        )
+    }
+}
+
+impl std::error::Error for Violation {}
 
 /// What the random games covered.
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
@@ -27,7 +138,7 @@ pub fn random_play<G: Game>(
     ruleset: &Ruleset,
     seed: u64,
     games: u64,
-) -> Result<CheckStats, String> {
+) -> Result<CheckStats, Violation> {
     let mut rng = Rng::new(seed);
     let mut stats = CheckStats::default();
     for game in 0..games {
@@ -35,22 +146,21 @@ pub fn random_play<G: Game>(
         let mut trail = String::new();
         loop {
             stats.positions += 1;
-            check_position::<G>(&session).map_err(|e| {
-                format!(
-                    "{} {ruleset} game {game}, after moves [{trail}] at '{}': {e}",
-                    G::ID,
-                    session.position()
-                )
-            })?;
+            let violation = |broken| Violation {
+                game: format!("{} {ruleset}", G::ID),
+                index: game,
+                trail: trail.clone(),
+                at: session.position().to_string(),
+                broken,
+            };
+            check_position::<G>(&session).map_err(violation)?;
             let mut moves = Vec::new();
             session.legal(&mut moves);
             if moves.is_empty() {
                 match session.status() {
                     Status::Over(_, super::EndReason::Rules(_)) => stats.decided += 1,
                     Status::Over(..) => stats.draws_by_rule += 1,
-                    Status::Ongoing => {
-                        return Err(format!("{} game {game}: no moves but ongoing", G::ID))
-                    }
+                    Status::Ongoing => return Err(violation(Broken::NoMovesButOngoing)),
                 }
                 break;
             }
@@ -63,71 +173,64 @@ pub fn random_play<G: Game>(
     Ok(stats)
 }
 
-fn check_position<G: Game>(session: &Session<G>) -> Result<(), String> {
+fn check_position<G: Game>(session: &Session<G>) -> Result<(), Broken> {
     let position = session.position();
     let copy = position.clone();
     if copy != *position || copy.hash() != position.hash() {
-        return Err("a copy differs from the original".into());
+        return Err(Broken::CopyDiffers);
     }
 
     let text = position.to_string();
     let parsed = G::from_notation(session.rules(), &text)
-        .map_err(|e| format!("notation does not parse back: {e}"))?;
+        .map_err(|e| Broken::NotationUnparsed(e.to_string()))?;
     if parsed != *position {
-        return Err(format!(
-            "notation round-trip changed the position: '{parsed}'"
-        ));
+        return Err(Broken::NotationChanged(parsed.to_string()));
     }
     if parsed.hash() != position.hash() {
-        return Err("incremental hash differs from the hash of the parsed notation".into());
+        return Err(Broken::NotationHash);
     }
     if parsed.to_string() != text {
-        return Err("notation prints differently after a round-trip".into());
+        return Err(Broken::NotationReprinted);
     }
 
     let mut moves = Vec::new();
     position.generate(&mut moves);
     for (i, mv) in moves.iter().enumerate() {
         if moves[..i].contains(mv) {
-            return Err(format!("move {mv} generated twice"));
+            return Err(Broken::MoveTwice(mv.to_string()));
         }
         let written = mv.to_string();
         for form in [written.clone(), written.to_ascii_uppercase()] {
             match G::parse_move(&form) {
                 Ok(back) if back == *mv => {}
-                Ok(back) => return Err(format!("move {written} parses back as {back}")),
-                Err(e) => return Err(format!("move {written} does not parse back: {e}")),
+                Ok(back) => return Err(Broken::MoveParsedAs(written, back.to_string())),
+                Err(e) => return Err(Broken::MoveUnparsed(written, e.to_string())),
             }
         }
         let mut child = position.clone();
         let undo = child.play(*mv);
         if position.is_chance() == child.is_chance() && G::HAS_CHANCE && position.is_chance() {
-            return Err(format!("chance move {mv} leads to another chance node"));
+            return Err(Broken::ChanceAfterChance(mv.to_string()));
         }
         child.undo(*mv, undo);
         if child != *position || child.hash() != position.hash() {
-            return Err(format!(
-                "play and undo of {mv} does not restore the position"
-            ));
+            return Err(Broken::UndoDiffers(mv.to_string()));
         }
     }
 
     // The shortcuts of random playouts and perft agree with the list.
     let mut scratch = Vec::new();
     if position.count_moves(&mut scratch) != moves.len() {
-        return Err(format!(
-            "count_moves says {} moves, generate lists {}",
+        return Err(Broken::CountMoves(
             position.count_moves(&mut scratch),
-            moves.len()
+            moves.len(),
         ));
     }
     for depth in 1..=2 {
         if let Some(bulk) = position.perft_bulk(depth) {
             let walked = super::perft::walked(position, depth);
             if bulk != walked {
-                return Err(format!(
-                    "perft_bulk({depth}) says {bulk}, the tree walk counts {walked}"
-                ));
+                return Err(Broken::PerftBulk(depth, bulk, walked));
             }
         }
     }
@@ -137,8 +240,9 @@ fn check_position<G: Game>(session: &Session<G>) -> Result<(), String> {
         let picked = position.random_move(&mut by_move, &mut scratch);
         let listed = (!moves.is_empty()).then(|| moves[by_list.below(moves.len() as u64) as usize]);
         if picked != listed {
-            return Err(format!(
-                "random_move picked {picked:?}, the list with the same draw {listed:?}"
+            return Err(Broken::RandomMove(
+                format!("{picked:?}"),
+                format!("{listed:?}"),
             ));
         }
     }
@@ -150,33 +254,33 @@ fn check_position<G: Game>(session: &Session<G>) -> Result<(), String> {
         picked.play(mv);
     }
     if played != picked || played.hash() != picked.hash() || played.clock() != picked.clock() {
-        return Err("play_random leads elsewhere than random_move and play".into());
+        return Err(Broken::PlayRandomElsewhere);
     }
     if moved == moves.is_empty() || by_play.below(1 << 20) != by_pick.below(1 << 20) {
-        return Err("play_random draws differently from random_move".into());
+        return Err(Broken::PlayRandomDraws);
     }
 
     let outcome = position.outcome();
     match (moves.is_empty(), outcome) {
-        (true, None) => return Err("no legal moves but no outcome".into()),
-        (false, Some(o)) => return Err(format!("legal moves exist but the outcome is {o:?}")),
+        (true, None) => return Err(Broken::NoMovesNoOutcome),
+        (false, Some(o)) => return Err(Broken::MovesAndOutcome(format!("{o:?}"))),
         _ => {}
     }
     if let Some(Outcome::Win(seat)) = outcome.or_else(|| Some(position.no_progress_outcome())) {
         if !position.seats().contains(&seat) {
-            return Err(format!("winner seat {seat} is not in play"));
+            return Err(Broken::WinnerNotInPlay(seat));
         }
     }
     if !position.seats().contains(&position.side()) {
-        return Err("the side to move is not a seat in play".into());
+        return Err(Broken::SideNotInPlay);
     }
     let status = status_of(position, session.history());
     if status != session.status() {
-        return Err("status differs between session and history".into());
+        return Err(Broken::StatusDiffers);
     }
     if let (Some(o), Status::Over(s, _)) = (outcome, status) {
         if o != s {
-            return Err("a draw rule overrode a decisive result".into());
+            return Err(Broken::DrawRuleOverDecision);
         }
     }
     Ok(())
