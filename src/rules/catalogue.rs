@@ -51,7 +51,7 @@ pub struct GameEntry<A: Attach = Rules> {
     new_session: fn(Ruleset) -> Box<A::Session>,
     /// Seeded random play checking the invariants of
     /// [`crate::game::selfcheck`].
-    pub self_check: fn(&Ruleset, u64, u64) -> Result<CheckStats, Violation>,
+    pub self_check: fn(&Ruleset, u64, u64) -> Result<CheckStats, Box<Violation>>,
 }
 
 impl<A: Attach> GameEntry<A> {

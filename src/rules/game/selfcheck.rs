@@ -138,7 +138,7 @@ pub fn random_play<G: Game>(
     ruleset: &Ruleset,
     seed: u64,
     games: u64,
-) -> Result<CheckStats, Violation> {
+) -> Result<CheckStats, Box<Violation>> {
     let mut rng = Rng::new(seed);
     let mut stats = CheckStats::default();
     for game in 0..games {
@@ -146,12 +146,14 @@ pub fn random_play<G: Game>(
         let mut trail = String::new();
         loop {
             stats.positions += 1;
-            let violation = |broken| Violation {
-                game: format!("{} {ruleset}", G::ID),
-                index: game,
-                trail: trail.clone(),
-                at: session.position().to_string(),
-                broken,
+            let violation = |broken| {
+                Box::new(Violation {
+                    game: format!("{} {ruleset}", G::ID),
+                    index: game,
+                    trail: trail.clone(),
+                    at: session.position().to_string(),
+                    broken,
+                })
             };
             check_position::<G>(&session).map_err(violation)?;
             let mut moves = Vec::new();
