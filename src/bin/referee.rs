@@ -4,6 +4,5 @@
 use std::process::ExitCode;
 
 fn main() -> ExitCode {
-    env_logger::Builder::from_env(env_logger::Env::default().default_filter_or("warn")).init();
     menagerie_referee::cli::main(&menagerie_rules::catalogue::GAMES)
 }

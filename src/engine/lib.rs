@@ -10,6 +10,7 @@
 
 mod answers;
 pub mod bench;
+pub mod cli;
 pub mod driver;
 mod input;
 mod options;

@@ -27,7 +27,7 @@ impl Attach for Searching {
 pub type Entry = GameEntry<Searching>;
 
 /// The games of this build, as the engine plays them.
-pub static GAMES: [Entry; 4] = catalogue::games::<Searching>();
+pub static GAMES: [Entry; catalogue::COUNT] = catalogue::games::<Searching>();
 
 /// A solved position: its value and each legal move's, as text.
 pub type Solved = (String, Vec<(String, String)>);

@@ -182,6 +182,7 @@ fn fail(message: impl std::fmt::Display) -> ExitCode {
 /// The `referee` program over the games of `games`: reads the command
 /// line and does what it says.
 pub fn main(games: &'static [GameEntry]) -> ExitCode {
+    env_logger::Builder::from_env(env_logger::Env::default().default_filter_or("warn")).init();
     let matches = Cli::command().get_matches();
     let cli = match Cli::from_arg_matches(&matches) {
         Ok(cli) => cli,

@@ -135,19 +135,30 @@ fn new_session<G: Game, A: Attach>(ruleset: Ruleset) -> Box<A::Session> {
     A::attach(Session::<G>::new(ruleset))
 }
 
-/// Every game of this build, the default (used before any `newgame`)
-/// first, as sessions attached by `A`. The one list of games.
-pub const fn games<A: Attach>() -> [GameEntry<A>; 4] {
-    [
-        GameEntry::of::<games::hdk::Hdk>(),
-        GameEntry::of::<games::awithlaknannai::Awithlaknannai>(),
-        GameEntry::of::<games::safari::Safari>(),
-        GameEntry::of::<games::kilkenny::Kilkenny>(),
-    ]
+/// Writes [`COUNT`] and [`games`] from one list of game types.
+macro_rules! game_list {
+    ($($game:ty),+ $(,)?) => {
+        /// How many games this build has.
+        pub const COUNT: usize = [$(stringify!($game)),+].len();
+
+        /// Every game of this build, the default (used before any
+        /// `newgame`) first, as sessions attached by `A`.
+        pub const fn games<A: Attach>() -> [GameEntry<A>; COUNT] {
+            [$(GameEntry::of::<$game>()),+]
+        }
+    };
 }
 
+// The one list of games: a new game is one line here.
+game_list!(
+    games::hdk::Hdk,
+    games::awithlaknannai::Awithlaknannai,
+    games::safari::Safari,
+    games::kilkenny::Kilkenny,
+);
+
 /// The games with the rules' own sessions.
-pub static GAMES: [GameEntry; 4] = games::<Rules>();
+pub static GAMES: [GameEntry; COUNT] = games::<Rules>();
 
 /// The game named `name` (id or alias, any case) in `catalogue`.
 pub fn find<'a, A: Attach>(catalogue: &'a [GameEntry<A>], name: &str) -> Option<&'a GameEntry<A>> {

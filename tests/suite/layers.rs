@@ -107,6 +107,8 @@ const LAYERS: &[(&str, &[&str])] = &[
         "menagerie",
         &["menagerie-engine", "menagerie-referee", "menagerie-rules"],
     ),
+    // The test-only game: a game is rules alone.
+    ("menagerie-takeaway", &["menagerie-rules"]),
 ];
 
 #[test]

@@ -9,7 +9,7 @@ use std::io::Write;
 use std::process::{Command, Stdio};
 use std::time::Duration;
 
-use menagerie_rules::catalogue::GAMES;
+use menagerie_engine::session::{Entry, Unsolved, GAMES};
 
 /// How the input ends after the command under test.
 #[derive(Clone, Copy, Debug, PartialEq)]
@@ -33,13 +33,18 @@ struct Run {
 }
 
 fn run(lines: &[String], end: End, writes: Writes) -> Run {
+    run_on(env!("CARGO_BIN_EXE_menagerie"), lines, end, writes)
+}
+
+/// [`run`] with the engine program `binary`.
+fn run_on(binary: &str, lines: &[String], end: End, writes: Writes) -> Run {
     let mut input: Vec<String> = lines.to_vec();
     match end {
         End::Quit => input.push("quit".into()),
         End::Stop => input.push("stop".into()),
         End::InputEnds => {}
     }
-    let mut child = Command::new(env!("CARGO_BIN_EXE_menagerie"))
+    let mut child = Command::new(binary)
         .stdin(Stdio::piped())
         .stdout(Stdio::piped())
         .stderr(Stdio::piped())
@@ -241,11 +246,20 @@ fn check(run: &Run, case: &Case, end: End, legal: &[String], solvable: bool) {
     }
 }
 
-/// Every game and ruleset, with the moves that bring it to a position
-/// where a player chooses (a roll first in games with dice).
-fn positions() -> Vec<(String, Vec<String>, Vec<String>, bool)> {
+/// A game and ruleset at a position where a player chooses.
+pub struct Position {
+    game: String,
+    /// `newgame`, then a roll in games with dice.
+    setup: Vec<String>,
+    legal: Vec<String>,
+    solvable: bool,
+}
+
+/// Every ruleset of every game of `games`, with the moves that bring it to
+/// a position where a player chooses (a roll first in games with dice).
+pub fn positions(games: &[Entry]) -> Vec<Position> {
     let mut positions = Vec::new();
-    for game in &GAMES {
+    for game in games {
         for ruleset in game.all_rulesets() {
             let words: Vec<String> = ruleset
                 .to_string()
@@ -255,34 +269,43 @@ fn positions() -> Vec<(String, Vec<String>, Vec<String>, bool)> {
             let mut session = game.session(&words).unwrap();
             let mut setup = Vec::new();
             if session.awaiting_chance() {
-                let roll = session.legal_moves()[2].clone();
+                let rolls = session.legal_moves();
+                let roll = rolls[rolls.len() / 2].clone();
                 session.play_moves(std::slice::from_ref(&roll)).unwrap();
                 setup.push(format!("move {roll}"));
             }
             let newgame = format!("newgame {} {}", game.id, words.join(" "));
             let mut lines = vec![newgame.trim_end().to_string()];
             lines.extend(setup);
-            let solvable = game.id == "hat-diviyan-keliya";
-            positions.push((game.id.to_string(), lines, session.legal_moves(), solvable));
+            // Asked already stopped: only a game that cannot be solved says so.
+            let stopped = std::sync::atomic::AtomicBool::new(true);
+            let solvable = !matches!(session.solve(&stopped), Err(Unsolved::NotSolvable));
+            positions.push(Position {
+                game: game.id.to_string(),
+                setup: lines,
+                legal: session.legal_moves(),
+                solvable,
+            });
         }
     }
     positions
 }
 
-#[test]
-fn every_command_is_answered_before_quit_end_of_input_or_stop() {
-    let positions = positions();
-    assert_eq!(positions.len(), 16, "every ruleset of every game");
+/// Runs every command of the matrix on every position with the engine
+/// program `binary`: followed by `quit`, the end of input and `stop`, in
+/// one write and line by line.
+pub fn matrix(binary: &str, positions: &[Position]) {
     let mut jobs = Vec::new();
-    for (game, setup, legal, solvable) in &positions {
+    for position in positions {
         for case in CASES {
             // The bench is the same in every game: once per game is enough.
-            if case.command == "bench" && setup[0] != format!("newgame {game}") {
+            if case.command == "bench" && position.setup[0] != format!("newgame {}", position.game)
+            {
                 continue;
             }
             for end in [End::Quit, End::InputEnds, End::Stop] {
                 for writes in [Writes::OneWrite, Writes::LineByLine] {
-                    jobs.push((setup, legal, *solvable, case, end, writes));
+                    jobs.push((position, case, end, writes));
                 }
             }
         }
@@ -292,16 +315,28 @@ fn every_command_is_answered_before_quit_end_of_input_or_stop() {
         for _ in 0..4 {
             scope.spawn(|| loop {
                 let i = next.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
-                let Some(&(setup, legal, solvable, case, end, writes)) = jobs.get(i) else {
+                let Some(&(position, case, end, writes)) = jobs.get(i) else {
                     break;
                 };
-                let mut lines = setup.clone();
+                let mut lines = position.setup.clone();
                 lines.push(case.command.to_string());
-                let run = run(&lines, end, writes);
-                check(&run, case, end, legal, solvable);
+                let run = run_on(binary, &lines, end, writes);
+                check(&run, case, end, &position.legal, position.solvable);
             });
         }
     });
+}
+
+#[test]
+fn every_command_is_answered_before_quit_end_of_input_or_stop() {
+    let positions = positions(&GAMES);
+    assert_eq!(positions.len(), 16, "every ruleset of every game");
+    assert_eq!(
+        positions.iter().filter(|p| p.solvable).count(),
+        4,
+        "the rulesets of Hat Diviyan Keliya are solvable"
+    );
+    matrix(env!("CARGO_BIN_EXE_menagerie"), &positions);
 }
 
 #[test]
