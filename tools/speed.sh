@@ -48,7 +48,7 @@ measure() {
     local which="$1" bin="$2" round="$3"
     # What was computed (playout results, perft counts), apart from speed:
     # it must be the same for both binaries.
-    "$bin" "bench playouts $playouts" | tee >(sed -n 's/^info string playouts \([^|]*\)|.*| avg length/\1 avg length/p' > "$root/results-$which.txt") | awk -v w="$which" -v r="$round" '
+    "$bin" "bench playouts $playouts" | tee >(sed -n 's/^info string playouts \([^|]*\)|.*| avg length/\1 avg length/p' | sed 's/ |//g' > "$root/results-$which.txt") | awk -v w="$which" -v r="$round" '
         /^info string playouts / {
             game = $4
             for (i = 1; i <= NF; i++) if ($i == "games/s") rate = $(i + 1)

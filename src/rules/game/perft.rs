@@ -22,19 +22,20 @@ pub fn perft<G: Game>(position: &G, depth: u32) -> u64 {
 
 /// [`perft`], or `None` once `stop` is set.
 pub fn perft_until<G: Game>(position: &G, depth: u32, stop: &AtomicBool) -> Option<u64> {
-    let mut lists: Vec<Vec<G::Move>> = Vec::new();
+    // A chance level never follows a chance level, so each player ply needs
+    // at most two list slots. An empty list allocates nothing: a slot's
+    // buffer is only made when the walk first gets that deep.
+    let slots = 2 * depth.min(MAX_DEPTH) as usize + 2;
+    let mut lists: Vec<Vec<G::Move>> = (0..slots).map(|_| Vec::new()).collect();
     let mut position = position.clone();
-    let total = count(&mut position, depth, &mut lists, 0, stop);
+    let total = count(&mut position, depth, &mut lists, stop);
     (!stop.load(Ordering::Relaxed)).then_some(total)
 }
 
-/// Counts below `position`, using `lists[level]` for its moves (the list
-/// is made when the walk first gets this deep).
 fn count<G: Game>(
     position: &mut G,
     depth: u32,
-    lists: &mut Vec<Vec<G::Move>>,
-    level: usize,
+    lists: &mut [Vec<G::Move>],
     stop: &AtomicBool,
 ) -> u64 {
     if depth == 0 {
@@ -45,29 +46,27 @@ fn count<G: Game>(
     if depth >= 3 && stop.load(Ordering::Relaxed) {
         return 0;
     }
+    let (list, rest) = lists
+        .split_first_mut()
+        .expect("perft has two list slots per ply");
     if depth <= 2 {
         if let Some(n) = position.perft_bulk(depth) {
             return n;
         }
     }
-    if lists.len() <= level {
-        lists.push(Vec::with_capacity(64));
-    }
     if depth == 1 && !position.is_chance() {
         // Bulk counting: the last ply needs the number of moves only.
-        return position.count_moves(&mut lists[level]) as u64;
+        return position.count_moves(list) as u64;
     }
-    let mut list = std::mem::take(&mut lists[level]);
     list.clear();
-    position.generate(&mut list);
+    position.generate(list);
     let child_depth = child_depth(position, depth);
     let mut total = 0;
     for &mv in list.iter() {
         let undo = position.play(mv);
-        total += count(position, child_depth, lists, level + 1, stop);
+        total += count(position, child_depth, rest, stop);
         position.undo(mv, undo);
     }
-    lists[level] = list;
     total
 }
 
