@@ -7,7 +7,7 @@ use std::process::ExitCode;
 use std::time::Duration;
 
 use crate::config::{
-    check_limit, ConfigError, MatchConfig, OpeningsError, PlaySettings, SprtError,
+    check_limit, ConfigError, MatchConfig, OpeningsError, PlaySettings, Seating, SprtError,
 };
 use crate::merge;
 use crate::record::{read_file, replay};
@@ -113,6 +113,14 @@ struct Cli {
     /// Play only the I-th of N interleaved slices of the pairs (1 <= I <= N).
     #[arg(long, value_name = "I/N")]
     shard: Option<String>,
+
+    /// How the engines share the seats of games with more than two: alternate
+    /// (in turn order, a pair swapping them) or lone (the first engine alone
+    /// in one seat, the second in every other; a set of games gives the
+    /// first each seat once, and the report gives its share of wins
+    /// against par).
+    #[arg(long, default_value = "alternate", value_parser = ["alternate", "lone"])]
+    seating: String,
 
     /// Adjudicate a draw after this many player moves (at least 1).
     #[arg(long, value_name = "N")]
@@ -445,6 +453,7 @@ fn config(
             seed,
             max_plies: cli.max_plies,
             margin_ms: cli.time_margin,
+            seating: Seating::from_word(&cli.seating).expect("clap checked the word"),
         },
         games,
         concurrency: cli.concurrency as usize,

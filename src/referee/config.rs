@@ -14,6 +14,42 @@ use menagerie_os::bundled::BundledError;
 use menagerie_rules::catalogue::{GameEntry, GameError};
 use menagerie_rules::game::session::PositionError;
 
+/// How the two engines share the seats of a game.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Seating {
+    /// The engines take the seats in turn order, alternately; the second
+    /// game of each pair swaps them. With two seats, each engine has one.
+    Alternate,
+    /// The first engine alone in one seat, the second in every other; the
+    /// games of a set give the first engine each seat once, on one start
+    /// and one set of dice (free-for-all strength). With two seats it is
+    /// the same as alternating.
+    Lone,
+}
+
+impl Seating {
+    pub fn word(self) -> &'static str {
+        match self {
+            Seating::Alternate => "alternate",
+            Seating::Lone => "lone",
+        }
+    }
+
+    pub fn from_word(word: &str) -> Option<Seating> {
+        match word {
+            "alternate" => Some(Seating::Alternate),
+            "lone" => Some(Seating::Lone),
+            _ => None,
+        }
+    }
+}
+
+impl fmt::Display for Seating {
+    fn fmt(&self, f: &mut fmt::Formatter) -> fmt::Result {
+        f.write_str(self.word())
+    }
+}
+
 /// Everything that decides how each game of a match is played: records
 /// carry a fingerprint of all of it, so records of different matches are
 /// never added up, and a game of any shard or wave is the game the whole
@@ -32,6 +68,7 @@ pub struct PlaySettings {
     pub max_plies: Option<u32>,
     /// Time over its limit forgiven before a time loss.
     pub margin_ms: u64,
+    pub seating: Seating,
 }
 
 impl PlaySettings {
@@ -59,6 +96,7 @@ impl PlaySettings {
             seed,
             max_plies,
             margin_ms,
+            seating,
         } = self;
         let mut text = format!(
             "{} {} | limit {limit} | openings {} | random {random_openings} | seed {seed} | max-plies {max_plies:?} | margin {margin_ms}",
@@ -66,6 +104,11 @@ impl PlaySettings {
             rules.join(" "),
             openings.join(";"),
         );
+        // Matches of alternate seating keep the fingerprints they had
+        // before seatings were chosen.
+        if *seating != Seating::Alternate {
+            text.push_str(&format!(" | seating {seating}"));
+        }
         for engine in engines {
             text.push_str(&format!(
                 " | engine {} {:?} {:?} {:?}",

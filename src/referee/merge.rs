@@ -12,7 +12,7 @@ use serde::Serialize;
 
 use super::record::Record;
 use super::report;
-use super::scoreboard::Scoreboard;
+use super::scoreboard::{Grouping, Scoreboard};
 use super::stats::{elo_of_score, los, Sprt};
 
 /// The records of one match, added up.
@@ -79,6 +79,8 @@ pub fn merge(records: Vec<Record>, sprt: Option<Sprt>) -> Result<Merged, MergeEr
     };
     let fingerprint = first.fingerprint.clone();
     let engines = first.engines.clone();
+    // Records of one match share their seating and seats.
+    let (first_seating, first_seats) = (first.seating, first.seats.len() as u32);
     // Waves of one match differ only in their length: the longest counts.
     let games = records.iter().map(|r| r.games).max().unwrap_or(0);
     let mut others = BTreeSet::new();
@@ -105,13 +107,15 @@ pub fn merge(records: Vec<Record>, sprt: Option<Sprt>) -> Result<Merged, MergeEr
             }
         }
     }
-    let pairs = games.div_ceil(2);
-    let games_of = |pair: u32| (2 * pair..2 * pair + 2).filter(move |&i| i < games);
-    let mut board = Scoreboard::new(engines, sprt);
+    let grouping = Grouping::of(first_seating, first_seats);
+    let size = grouping.size();
+    let units = games.div_ceil(size);
+    let games_of = |unit: u32| (size * unit..size * unit + size).filter(move |&i| i < games);
+    let mut board = Scoreboard::new(engines, sprt, grouping);
     let mut unpaired = Vec::new();
     let mut missing_pairs = Vec::new();
-    // In pair order, as the waves of a sharded SPRT are.
-    for pair in 0..pairs {
+    // In pair (set) order, as the waves of a sharded SPRT are.
+    for pair in 0..units {
         let indices: Vec<u32> = games_of(pair).collect();
         let present: Vec<&Record> = indices.iter().filter_map(|i| by_index.get(i)).collect();
         if present.len() == indices.len() {
@@ -149,11 +153,16 @@ pub fn print(merged: &Merged, out: &mut dyn Write) {
             .missing_pairs
             .iter()
             .take(20)
-            .map(|p| (p + 1).to_string())
+            .map(|p| p.to_string())
             .collect();
+        // Numbered from 0, as records' `set=` numbers them.
+        let what = match merged.board.grouping {
+            Grouping::Pairs => "pairs",
+            Grouping::Sets(_) => "sets",
+        };
         let _ = writeln!(
             out,
-            "Missing pairs ({}): {}{}",
+            "Missing {what} ({}, numbered as in the records): {}{}",
             merged.missing_pairs.len(),
             shown.join(" "),
             if merged.missing_pairs.len() > 20 {
@@ -189,6 +198,25 @@ struct Json<'a> {
     elo_margin: Option<f64>,
     los: f64,
     sprt: Option<SprtJson>,
+    /// `alternate`, or `lone`, which adds `lone`.
+    seating: &'static str,
+    lone: Option<LoneJson>,
+}
+
+/// The first engine alone against the second in every other seat.
+#[derive(Serialize)]
+struct LoneJson {
+    seats: u32,
+    /// Complete sets, by share: `sets[k]` scored k / seats² (k = seats x
+    /// wins + draws).
+    sets: Vec<u32>,
+    /// Mean share of wins per game and the half-width of its 95% interval.
+    share: f64,
+    share_margin: f64,
+    /// 1 / seats.
+    par: f64,
+    /// Against each other seat, in the model of the SPRT.
+    elo: Option<f64>,
 }
 
 #[derive(Serialize)]
@@ -266,6 +294,23 @@ pub fn write_json(board: &Scoreboard, fingerprint: &str, path: &Path) -> Result<
         elo,
         elo_margin: margin,
         los: los(t),
+        seating: if board.sets.is_some() {
+            "lone"
+        } else {
+            "alternate"
+        },
+        lone: board.sets.as_ref().map(|sets| {
+            let (share, share_margin) = sets.share_interval();
+            LoneJson {
+                seats: sets.seats,
+                sets: sets.counts.clone(),
+                share,
+                share_margin,
+                par: sets.par(),
+                elo: (sets.sets() > 0 && share > 0.0 && share < 1.0)
+                    .then(|| super::stats::elo_of_share(share, sets.seats)),
+            }
+        }),
         sprt: board.sprt.map(|state| {
             let (lower_bound, upper_bound) = state.sprt.bounds();
             SprtJson {

@@ -3,12 +3,16 @@
 //! truncated or mangled line is found, not misread.
 //!
 //! ```text
-//! v=2  match=<fingerprint>  game=safari-dual  rules=  start=<notation>
-//! seed=7  pair=0  index=0  games=40  engines=full,greedy  seats=r:full,a:greedy
-//! result=1-0  winner=full  seat=r  reason=lion-captured  by=-  detail=-
-//! moves=c1d2 c5b4 ...  thought=12:5:cp9 14:6:cp-3 ...  sum=<16 hex digits>
+//! v=3  match=<fingerprint>  game=safari-dual  rules=  start=<notation>
+//! seed=7  set=0  index=0  games=40  engines=full,greedy  seats=r:full,a:greedy
+//! seating=alternate  result=1-0  winner=full  seat=r  reason=lion-captured
+//! by=-  detail=-  moves=c1d2 c5b4 ...  thought=12:5:cp9 14:6:cp-3 ...
+//! sum=<16 hex digits>
 //! ```
 //!
+//! - `set` is the set of games sharing the start and the dice (a pair,
+//!   with `seating=alternate`; one game per seat with `seating=lone`).
+//!   Version 2 records, read still, have `pair` there and no `seating`.
 //! - `result` is the first engine's (`engines` order), `winner` the engine
 //!   that won (or `-`), `seat` the seat that won (or `-`: a draw, or a
 //!   forfeit in a game of more than two seats), `reason` the game's reason
@@ -26,6 +30,7 @@ use std::fs::File;
 use std::io::Write;
 use std::path::Path;
 
+use super::config::Seating;
 use super::game::{Reason, Score, Thought};
 use menagerie_rules::catalogue::{self, GameEntry};
 use menagerie_rules::game::session::PositionError;
@@ -34,7 +39,7 @@ use menagerie_rules::text::clip;
 use menagerie_wire::reply::ScoreText;
 
 /// The format's version, the first field.
-pub const VERSION: &str = "2";
+pub const VERSION: &str = "3";
 
 /// One game as recorded.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -45,7 +50,8 @@ pub struct Record {
     pub rules: Vec<String>,
     pub start: String,
     pub seed: u64,
-    pub pair: u32,
+    /// The set of games sharing this game's start and dice.
+    pub set: u32,
     pub index: u32,
     /// Games of the whole match (all shards together).
     pub games: u32,
@@ -53,6 +59,8 @@ pub struct Record {
     pub engines: [String; 2],
     /// Seat letter and engine name, in seat order.
     pub seats: Vec<(char, String)>,
+    /// How the engines shared the seats.
+    pub seating: Seating,
     /// The result for the first engine.
     pub result: Score,
     /// The engine that won, if one did.
@@ -67,7 +75,15 @@ pub struct Record {
     pub thoughts: Vec<Thought>,
 }
 
-const KEYS: [&str; 20] = [
+/// The fields of a record of the version this referee writes, in order.
+const KEYS: [&str; 21] = [
+    "v", "match", "game", "rules", "start", "seed", "set", "index", "games", "engines", "seats",
+    "seating", "result", "winner", "seat", "reason", "by", "detail", "moves", "thought", "sum",
+];
+
+/// The fields of a version 2 record (before seatings), which are read
+/// still.
+const KEYS_V2: [&str; 20] = [
     "v", "match", "game", "rules", "start", "seed", "pair", "index", "games", "engines", "seats",
     "result", "winner", "seat", "reason", "by", "detail", "moves", "thought", "sum",
 ];
@@ -129,11 +145,12 @@ impl Record {
             self.rules.join(" "),
             self.start.clone(),
             self.seed.to_string(),
-            self.pair.to_string(),
+            self.set.to_string(),
             self.index.to_string(),
             self.games.to_string(),
             self.engines.join(","),
             seats.join(","),
+            self.seating.to_string(),
             self.result.to_string(),
             optional(&self.winner).to_string(),
             self.seat.map_or("-".to_string(), |c| c.to_string()),
@@ -199,6 +216,7 @@ pub enum RecordError {
     Thought(String),
     Result(String),
     Reason(String),
+    Seating(String),
     /// A file that cannot be read, and why.
     Unreadable {
         path: std::path::PathBuf,
@@ -269,6 +287,7 @@ impl fmt::Display for RecordError {
             RecordError::Thought(t) => write!(f, "bad thought '{t}'"),
             RecordError::Result(r) => write!(f, "bad result '{r}'"),
             RecordError::Reason(r) => write!(f, "bad reason '{}'", clip(r)),
+            RecordError::Seating(s) => write!(f, "bad seating '{}'", clip(s)),
             RecordError::Unreadable { path, why } => {
                 write!(f, "cannot read {}: {why}", path.display())
             }
@@ -310,15 +329,20 @@ impl std::str::FromStr for Record {
             return Err(RecordError::OldFormat);
         }
         let fields: Vec<&str> = line.split('\t').collect();
-        let mut values = Vec::with_capacity(KEYS.len());
+        // The version, first, says which fields follow.
+        let keys: &[&'static str] = match fields[0] {
+            "v=2" => &KEYS_V2,
+            _ => &KEYS,
+        };
+        let mut values = Vec::with_capacity(keys.len());
         for (i, field) in fields.iter().enumerate() {
             let (key, value) = field
                 .split_once('=')
                 .ok_or_else(|| RecordError::NotKeyValue(field.to_string()))?;
-            match KEYS.get(i) {
+            match keys.get(i) {
                 Some(expected) if *expected == key => values.push(value),
                 Some(expected)
-                    if KEYS.contains(&key)
+                    if keys.contains(&key)
                         && fields[..i]
                             .iter()
                             .any(|f| f.starts_with(&format!("{key}="))) =>
@@ -337,32 +361,35 @@ impl std::str::FromStr for Record {
                 None => return Err(RecordError::AfterChecksum(key.to_string())),
             }
         }
-        if values.len() < KEYS.len() {
+        if values.len() < keys.len() {
             return Err(RecordError::Truncated {
                 fields: values.len(),
-                last: KEYS[values.len().saturating_sub(1)],
+                last: keys[values.len().saturating_sub(1)],
             });
         }
-        if values[0] != VERSION {
+        if values[0] != VERSION && values[0] != "2" {
             return Err(RecordError::Version(values[0].to_string()));
         }
+        let get = |key: &str| -> &str {
+            keys.iter()
+                .position(|k| *k == key)
+                .map_or("", |i| values[i])
+        };
         let body_end = line.rfind("\tsum=").expect("the sum field is there");
-        let sum = u64::from_str_radix(values[19], 16).map_err(|_| RecordError::ChecksumNotHex)?;
+        let sum = u64::from_str_radix(get("sum"), 16).map_err(|_| RecordError::ChecksumNotHex)?;
         if checksum(&line[..body_end]) != sum {
             return Err(RecordError::ChecksumMismatch);
         }
-        let number = |i: usize| -> Result<u64, RecordError> {
-            values[i]
-                .parse()
-                .map_err(|_| RecordError::NotANumber(KEYS[i]))
+        let number = |key: &'static str| -> Result<u64, RecordError> {
+            get(key).parse().map_err(|_| RecordError::NotANumber(key))
         };
         let words = |s: &str| s.split_whitespace().map(String::from).collect::<Vec<_>>();
         let maybe = |s: &str| (s != "-").then(|| s.to_string());
-        let engines: Vec<&str> = values[9].split(',').collect();
+        let engines: Vec<&str> = get("engines").split(',').collect();
         let [first, second] = engines[..] else {
             return Err(RecordError::Engines);
         };
-        let seats = values[10]
+        let seats = get("seats")
             .split(',')
             .filter(|s| !s.is_empty())
             .map(|s| {
@@ -376,12 +403,12 @@ impl std::str::FromStr for Record {
                 }
             })
             .collect::<Result<Vec<_>, _>>()?;
-        let seat = match values[13] {
+        let seat = match get("seat") {
             "-" => None,
             s if s.chars().count() == 1 => s.chars().next(),
             s => return Err(RecordError::WinningSeat(s.to_string())),
         };
-        let thoughts = values[18]
+        let thoughts = get("thought")
             .split_whitespace()
             .map(|t| {
                 let bad = || RecordError::Thought(t.to_string());
@@ -402,28 +429,39 @@ impl std::str::FromStr for Record {
                 })
             })
             .collect::<Result<Vec<_>, _>>()?;
-        let result =
-            Score::from_text(values[11]).ok_or_else(|| RecordError::Result(values[11].into()))?;
-        let reason =
-            Reason::from_word(values[14]).ok_or_else(|| RecordError::Reason(values[14].into()))?;
+        let result = Score::from_text(get("result"))
+            .ok_or_else(|| RecordError::Result(get("result").into()))?;
+        let reason = Reason::from_word(get("reason"))
+            .ok_or_else(|| RecordError::Reason(get("reason").into()))?;
+        let seating = match values[0] {
+            "2" => Seating::Alternate,
+            _ => Seating::from_word(get("seating"))
+                .ok_or_else(|| RecordError::Seating(get("seating").into()))?,
+        };
+        let set = if values[0] == "2" {
+            number("pair")?
+        } else {
+            number("set")?
+        };
         Ok(Record {
-            fingerprint: values[1].to_string(),
-            game: values[2].to_string(),
-            rules: words(values[3]),
-            start: values[4].to_string(),
-            seed: number(5)?,
-            pair: number(6)? as u32,
-            index: number(7)? as u32,
-            games: number(8)? as u32,
+            fingerprint: get("match").to_string(),
+            game: get("game").to_string(),
+            rules: words(get("rules")),
+            start: get("start").to_string(),
+            seed: number("seed")?,
+            set: set as u32,
+            index: number("index")? as u32,
+            games: number("games")? as u32,
             engines: [first.to_string(), second.to_string()],
             seats,
+            seating,
             result,
-            winner: maybe(values[12]),
+            winner: maybe(get("winner")),
             seat,
             reason,
-            by: maybe(values[15]),
-            detail: maybe(values[16]),
-            moves: words(values[17]),
+            by: maybe(get("by")),
+            detail: maybe(get("detail")),
+            moves: words(get("moves")),
             thoughts,
         })
     }
@@ -618,11 +656,12 @@ mod tests {
             rules: vec!["start=apex".into(), "board=small".into()],
             start: "T/3/3/3 l 0 7 0".into(),
             seed: 42,
-            pair: 3,
+            set: 3,
             index: 7,
             games: 10,
             engines: ["a".into(), "b".into()],
             seats: vec![('t', "a".into()), ('l', "b".into())],
+            seating: Seating::Alternate,
             result: Score::SecondWins,
             winner: Some("b".into()),
             seat: Some('l'),
@@ -655,7 +694,7 @@ mod tests {
         let changed = line.replace("result=0-1", "result=1-0");
         let e = changed.parse::<Record>().unwrap_err();
         assert_eq!(e, RecordError::ChecksumMismatch);
-        let doubled = line.replacen("\tgame=", "\tv=2\tgame=", 1);
+        let doubled = line.replacen("\tgame=", "\tv=3\tgame=", 1);
         assert!(matches!(
             doubled.parse::<Record>().unwrap_err(),
             RecordError::Twice { .. }
@@ -663,6 +702,21 @@ mod tests {
         let old = "game=x\trules=\tstart=x";
         assert_eq!(old.parse::<Record>().unwrap_err(), RecordError::OldFormat);
         assert!("nonsense".parse::<Record>().is_err());
+    }
+
+    #[test]
+    fn version_2_records_are_read_as_alternate_seating() {
+        let r = sample();
+        let body = r
+            .body()
+            .replace("v=3\t", "v=2\t")
+            .replace("\tset=", "\tpair=")
+            .replace("\tseating=alternate", "");
+        let line = format!("{body}\tsum={:016x}", checksum(&body));
+        assert_eq!(line.parse::<Record>().unwrap(), r);
+        // But a v2 line with the fields of v3 is not one.
+        let mixed = r.to_string().replace("v=3\t", "v=2\t");
+        assert!(mixed.parse::<Record>().is_err());
     }
 
     #[test]

@@ -5,9 +5,10 @@
 use std::io::Write;
 
 use super::config::MatchConfig;
+use super::config::Seating;
 use super::record::Record;
 use super::scoreboard::Scoreboard;
-use super::stats::{elo_of_score, los, Tally, Verdict};
+use super::stats::{elo_of_score, elo_of_share, los, SetCounts, Tally, Verdict};
 
 /// What is being played, before the first game.
 pub fn header(config: &MatchConfig, games_to_play: u32, out: &mut dyn Write) {
@@ -67,6 +68,13 @@ pub fn header(config: &MatchConfig, games_to_play: u32, out: &mut dyn Write) {
         config.concurrency,
         config.play.seed
     );
+    if config.play.seating == Seating::Lone {
+        let _ = writeln!(
+            out,
+            "  seating: {} alone in one seat, {} in every other; each set gives {} every seat once",
+            config.play.engines[0].name, config.play.engines[1].name, config.play.engines[0].name
+        );
+    }
     if let Some(sprt) = &config.sprt {
         let _ = writeln!(out, "  SPRT: {sprt}");
     }
@@ -137,12 +145,44 @@ fn elo_line(board: &Scoreboard) -> String {
     )
 }
 
+/// The lone engine's share of wins against par, and its Elo against each
+/// of the others (the Bradley-Terry model of the SPRT).
+fn share_line(board: &Scoreboard, sets: &SetCounts) -> String {
+    let (share, margin) = sets.share_interval();
+    let seats = sets.seats;
+    let elo = if sets.sets() == 0 {
+        "n/a".to_string()
+    } else if share <= 0.0 || share >= 1.0 {
+        "n/a (no game won or none lost)".to_string()
+    } else {
+        let low = elo_of_share((share - margin).max(1e-6), seats);
+        let high = elo_of_share((share + margin).min(1.0 - 1e-6), seats);
+        format!(
+            "{:.1} +/- {:.1}",
+            elo_of_share(share, seats),
+            (high - low) / 2.0
+        )
+    };
+    format!(
+        "Share of wins of {} alone: {share:.3} +/- {margin:.3} (par {:.3}, {} sets), Elo against each other seat: {elo}, DrawRatio: {:.1} %",
+        board.engines[0],
+        sets.par(),
+        sets.sets(),
+        100.0 * board.tally.draw_ratio()
+    )
+}
+
 fn sprt_line(board: &Scoreboard) -> Option<String> {
     let state = board.sprt?;
     let (low, high) = state.sprt.bounds();
+    let units = if board.sets.is_some() {
+        "sets"
+    } else {
+        "pairs"
+    };
     Some(match state.decided_at {
         Some((games, pairs)) => format!(
-            "SPRT ({}): llr {:.2} ({:.1}%), lbound {low:.2}, ubound {high:.2} - {} after {games} games ({pairs} pairs)",
+            "SPRT ({}): llr {:.2} ({:.1}%), lbound {low:.2}, ubound {high:.2} - {} after {games} games ({pairs} {units})",
             state.sprt,
             state.llr,
             100.0 * state.llr / high,
@@ -161,8 +201,22 @@ fn sprt_line(board: &Scoreboard) -> Option<String> {
 /// The Elo and SPRT block, printed every few games and at the end.
 /// (The score line comes before it: in the game line or the summary.)
 pub fn block(board: &Scoreboard, out: &mut dyn Write) {
-    let _ = writeln!(out, "{}", elo_line(board));
-    let _ = writeln!(out, "Ptnml(0-2): {}", board.pentanomial);
+    match &board.sets {
+        None => {
+            let _ = writeln!(out, "{}", elo_line(board));
+            let _ = writeln!(out, "Ptnml(0-2): {}", board.pentanomial);
+        }
+        Some(sets) => {
+            let _ = writeln!(out, "{}", share_line(board, sets));
+            let counts: Vec<String> = sets.counts.iter().map(u32::to_string).collect();
+            let _ = writeln!(
+                out,
+                "Sets by share (0..{n}/{n}): [{}]",
+                counts.join(", "),
+                n = sets.seats * sets.seats
+            );
+        }
+    }
     if let Some(line) = sprt_line(board) {
         let _ = writeln!(out, "{line}");
     }

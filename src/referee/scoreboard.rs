@@ -3,9 +3,9 @@
 
 use std::collections::{BTreeMap, HashMap, HashSet};
 
-use super::game::{ForfeitKind, Reason};
+use super::game::{ForfeitKind, Reason, Score};
 use super::record::Record;
-use super::stats::{Pentanomial, Sprt, Tally, Verdict};
+use super::stats::{Pentanomial, SetCounts, Sprt, Tally, Verdict};
 
 /// Where the SPRT stands; once decided, the verdict and its numbers are
 /// frozen, and games that finish later count for the score but not for it.
@@ -14,8 +14,39 @@ pub struct SprtState {
     pub sprt: Sprt,
     pub llr: f64,
     pub verdict: Verdict,
-    /// Games and pairs counted when it decided.
+    /// Games and pairs (or sets) counted when it decided.
     pub decided_at: Option<(u32, u32)>,
+}
+
+impl Grouping {
+    /// The grouping of a seating in a game of `seats` seats: a lone seating
+    /// in a two-seat game is the same as alternating.
+    pub fn of(seating: super::config::Seating, seats: u32) -> Grouping {
+        match seating {
+            super::config::Seating::Lone if seats > 2 => Grouping::Sets(seats),
+            _ => Grouping::Pairs,
+        }
+    }
+
+    /// Games per unit.
+    pub fn size(self) -> u32 {
+        match self {
+            Grouping::Pairs => 2,
+            Grouping::Sets(seats) => seats,
+        }
+    }
+}
+
+/// How the games of a match group into the units its statistics count.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub enum Grouping {
+    /// Pairs with the seats swapped (alternating seating, or any seating
+    /// of a two-seat game): pentanomial counts, Elo from the score.
+    #[default]
+    Pairs,
+    /// Sets of a lone seating in a game of this many seats: the first
+    /// engine's share of wins against par.
+    Sets(u32),
 }
 
 #[derive(Clone, Debug, Default)]
@@ -26,6 +57,12 @@ pub struct Scoreboard {
     pub pentanomial: Pentanomial,
     /// The first game's points of each pair still waiting for its second.
     half_pairs: HashMap<u32, f64>,
+    pub grouping: Grouping,
+    /// Complete sets of a lone seating.
+    pub sets: Option<SetCounts>,
+    /// Games, wins and draws of the first engine in each set still
+    /// waiting for games.
+    partial_sets: HashMap<u32, (u32, u32, u32)>,
     /// Each engine's results by the seats it held (`t`, or `sn` with more
     /// seats), from its own view.
     pub per_seat: BTreeMap<(usize, String), Tally>,
@@ -45,9 +82,14 @@ pub struct Scoreboard {
 }
 
 impl Scoreboard {
-    pub fn new(engines: [String; 2], sprt: Option<Sprt>) -> Scoreboard {
+    pub fn new(engines: [String; 2], sprt: Option<Sprt>, grouping: Grouping) -> Scoreboard {
         Scoreboard {
             engines,
+            grouping,
+            sets: match grouping {
+                Grouping::Pairs => None,
+                Grouping::Sets(seats) => Some(SetCounts::new(seats)),
+            },
             sprt: sprt.map(|sprt| SprtState {
                 sprt,
                 llr: 0.0,
@@ -119,27 +161,76 @@ impl Scoreboard {
         if !self.seen_games.insert(fingerprint) {
             self.repeats += 1;
         }
-        let mut decided = false;
-        if let Some(other) = self.half_pairs.remove(&record.pair) {
-            self.pentanomial.add(other + points);
-            if let Some(state) = &mut self.sprt {
-                if state.decided_at.is_none() {
-                    state.llr = state.sprt.llr_pentanomial(&self.pentanomial);
-                    state.verdict = state.sprt.verdict(state.llr);
-                    if state.verdict != Verdict::Continue {
-                        state.decided_at = Some((self.tally.games(), self.pentanomial.pairs()));
-                        decided = true;
-                    }
-                }
-            }
-        } else {
-            self.half_pairs.insert(record.pair, points);
-        }
-        decided
+        let completed = match self.grouping {
+            Grouping::Pairs => self.add_to_pair(record.set, points),
+            Grouping::Sets(seats) => self.add_to_set(record.set, seats, first, record.result),
+        };
+        completed && self.update_sprt()
     }
 
-    /// Pairs with one game counted.
-    pub fn half_pairs(&self) -> impl Iterator<Item = u32> + '_ {
-        self.half_pairs.keys().copied()
+    /// Counts a game of a pair; true when it completed the pair.
+    fn add_to_pair(&mut self, pair: u32, points: f64) -> bool {
+        match self.half_pairs.remove(&pair) {
+            Some(other) => {
+                self.pentanomial.add(other + points);
+                true
+            }
+            None => {
+                self.half_pairs.insert(pair, points);
+                false
+            }
+        }
+    }
+
+    /// Counts a game of a lone seating's set; true when it completed the
+    /// set.
+    fn add_to_set(&mut self, set: u32, seats: u32, first: usize, result: Score) -> bool {
+        let entry = self.partial_sets.entry(set).or_default();
+        entry.0 += 1;
+        match (result, first) {
+            (Score::Draw, _) => entry.2 += 1,
+            (Score::FirstWins, 0) | (Score::SecondWins, 1) => entry.1 += 1,
+            _ => {}
+        }
+        if entry.0 < seats {
+            return false;
+        }
+        let (_, wins, draws) = self.partial_sets.remove(&set).expect("just counted");
+        self.sets
+            .as_mut()
+            .expect("a lone seating counts sets")
+            .add(wins, draws);
+        true
+    }
+
+    /// Updates the SPRT after a pair or set was completed; true when it
+    /// decided now.
+    fn update_sprt(&mut self) -> bool {
+        let units = self.units();
+        let games = self.tally.games();
+        let Some(state) = &mut self.sprt else {
+            return false;
+        };
+        if state.decided_at.is_some() {
+            return false;
+        }
+        state.llr = match &self.sets {
+            Some(sets) => state.sprt.llr_sets(sets),
+            None => state.sprt.llr_pentanomial(&self.pentanomial),
+        };
+        state.verdict = state.sprt.verdict(state.llr);
+        if state.verdict == Verdict::Continue {
+            return false;
+        }
+        state.decided_at = Some((games, units));
+        true
+    }
+
+    /// Complete pairs, or sets.
+    pub fn units(&self) -> u32 {
+        match &self.sets {
+            Some(sets) => sets.sets(),
+            None => self.pentanomial.pairs(),
+        }
     }
 }

@@ -178,6 +178,69 @@ impl fmt::Display for Pentanomial {
     }
 }
 
+/// The first engine's expected share of wins alone in one of `seats` seats
+/// against players of equal strength in every other, when it is `elo`
+/// stronger than each: the Bradley-Terry model for one winner among
+/// several, r / (r + seats - 1) with r = 10^(elo / 400). At 0 it is par,
+/// 1 / seats; with two seats it is the Elo curve.
+pub fn share_of_elo(elo: f64, seats: u32) -> f64 {
+    let r = 10f64.powf(elo / 400.0);
+    r / (r + (seats.max(2) - 1) as f64)
+}
+
+/// The Elo of [`share_of_elo`]'s model for a share of wins.
+pub fn elo_of_share(share: f64, seats: u32) -> f64 {
+    let s = share.clamp(1e-9, 1.0 - 1e-9);
+    400.0 * (s * (seats.max(2) - 1) as f64 / (1.0 - s)).log10()
+}
+
+/// The sets of a lone seating: the first engine plays each of `seats`
+/// seats once against the second engine in every other, on one start and
+/// one set of dice. A game scores 1 for its win, 1 / seats for a draw
+/// (shared by every seat), 0 for a loss; a set scores the mean of its
+/// games. `counts[k]` is the number of sets scoring k / seats², where
+/// k = seats * wins + draws.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct SetCounts {
+    pub seats: u32,
+    pub counts: Vec<u32>,
+}
+
+impl SetCounts {
+    pub fn new(seats: u32) -> SetCounts {
+        SetCounts {
+            seats,
+            counts: vec![0; (seats * seats + 1) as usize],
+        }
+    }
+
+    /// Counts a complete set of `wins` and `draws` among its games.
+    pub fn add(&mut self, wins: u32, draws: u32) {
+        let k = (self.seats * wins + draws).min(self.seats * self.seats);
+        self.counts[k as usize] += 1;
+    }
+
+    pub fn sets(&self) -> u32 {
+        self.counts.iter().sum()
+    }
+
+    /// Par: the share of an engine no better than the others.
+    pub fn par(&self) -> f64 {
+        1.0 / self.seats as f64
+    }
+
+    /// The mean share of wins per game and the half-width of its 95%
+    /// interval, from the variance of the sets (which knows that the games
+    /// of a set share their dice).
+    pub fn share_interval(&self) -> (f64, f64) {
+        let (n, mean, variance) = mean_and_variance(&self.counts);
+        if n == 0.0 {
+            return (self.par(), 0.0);
+        }
+        (mean, Z95 * (variance / n).sqrt())
+    }
+}
+
 /// A sequential probability ratio test between two Elo hypotheses.
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub struct Sprt {
@@ -234,28 +297,19 @@ impl Sprt {
     /// i scoring `i / (counts.len() - 1)` per game: N times the expected
     /// log ratio of the two constrained maximum-likelihood distributions.
     pub fn llr(&self, counts: &[u32]) -> f64 {
-        if counts.iter().sum::<u32>() == 0 {
-            return 0.0;
-        }
-        let weights: Vec<f64> = counts
-            .iter()
-            .map(|&c| if c == 0 { EMPTY_CELL } else { c as f64 })
-            .collect();
-        let n: f64 = weights.iter().sum();
-        let step = 1.0 / (counts.len() - 1) as f64;
-        let outcomes: Vec<(f64, f64)> = weights
-            .iter()
-            .enumerate()
-            .map(|(i, &w)| (i as f64 * step, w / n))
-            .collect();
-        let (s0, s1) = (score_of_elo(self.elo0), score_of_elo(self.elo1));
-        let p0 = constrained_mle(&outcomes, s0);
-        let p1 = constrained_mle(&outcomes, s1);
-        n * outcomes
-            .iter()
-            .zip(p0.iter().zip(&p1))
-            .map(|(&(_, p), (&q0, &q1))| p * (q1.ln() - q0.ln()))
-            .sum::<f64>()
+        llr_between(counts, score_of_elo(self.elo0), score_of_elo(self.elo1))
+    }
+
+    /// LLR from the sets of a lone seating: the Elo bounds are those of
+    /// the first engine against each of the others, so the expected
+    /// shares of wins are [`share_of_elo`]'s.
+    pub fn llr_sets(&self, sets: &SetCounts) -> f64 {
+        let n = sets.seats;
+        llr_between(
+            &sets.counts,
+            share_of_elo(self.elo0, n),
+            share_of_elo(self.elo1, n),
+        )
     }
 
     /// LLR from single games.
@@ -278,6 +332,32 @@ impl Sprt {
             Verdict::Continue
         }
     }
+}
+
+/// The generalised LLR of H1 (expected score `s1`) against H0 (`s0`) for
+/// outcome counts, outcome i scoring `i / (counts.len() - 1)`.
+fn llr_between(counts: &[u32], s0: f64, s1: f64) -> f64 {
+    if counts.iter().sum::<u32>() == 0 {
+        return 0.0;
+    }
+    let weights: Vec<f64> = counts
+        .iter()
+        .map(|&c| if c == 0 { EMPTY_CELL } else { c as f64 })
+        .collect();
+    let n: f64 = weights.iter().sum();
+    let step = 1.0 / (counts.len() - 1) as f64;
+    let outcomes: Vec<(f64, f64)> = weights
+        .iter()
+        .enumerate()
+        .map(|(i, &w)| (i as f64 * step, w / n))
+        .collect();
+    let p0 = constrained_mle(&outcomes, s0);
+    let p1 = constrained_mle(&outcomes, s1);
+    n * outcomes
+        .iter()
+        .zip(p0.iter().zip(&p1))
+        .map(|(&(_, p), (&q0, &q1))| p * (q1.ln() - q0.ln()))
+        .sum::<f64>()
 }
 
 /// The distribution nearest (in likelihood) to the observed `outcomes`

@@ -11,13 +11,13 @@ use std::sync::mpsc::{channel, sync_channel, RecvTimeoutError, Sender, SyncSende
 use std::sync::Mutex;
 use std::time::{Duration, Instant};
 
-use super::config::MatchConfig;
+use super::config::{MatchConfig, Seating};
 use super::game::{play, Ending, Finished, Forfeit, GameSpec, Score};
 use super::process::{EngineProcess, StartError};
 use super::record::{read_file, Record, RecordError, RecordFile, RecordFileError};
 use super::report;
-use super::schedule::{self, dice_seed, fingerprint, pair_start, seating};
-use super::scoreboard::Scoreboard;
+use super::schedule::{self, dice_seed, fingerprint, seating, set_start};
+use super::scoreboard::{Grouping, Scoreboard};
 use menagerie_rules::game::{Seat, MAX_SEATS};
 
 /// A match that could not start.
@@ -115,7 +115,12 @@ pub fn run(
     interrupt: &AtomicBool,
 ) -> Result<MatchOutcome, MatchError> {
     let names = config.play.names();
-    let mut board = Scoreboard::new([names[0].to_string(), names[1].to_string()], config.sprt);
+    let grouping = Grouping::of(config.play.seating, schedule::set_size(&config.play));
+    let mut board = Scoreboard::new(
+        [names[0].to_string(), names[1].to_string()],
+        config.sprt,
+        grouping,
+    );
     let fingerprint = fingerprint(config);
     let mut record_file = match &config.record {
         Some(path) => {
@@ -130,9 +135,9 @@ pub fn run(
         }
         None => None,
     };
-    let queue: VecDeque<u32> = schedule::pairs_to_play(config)
+    let queue: VecDeque<u32> = schedule::sets_to_play(config)
         .into_iter()
-        .flat_map(|pair| schedule::games_of_pair(config, pair))
+        .flat_map(|set| schedule::games_of_set(config, set))
         .filter(|&index| !board.has(index))
         .collect();
     let to_play = queue.len() as u32;
@@ -271,18 +276,22 @@ fn existing(path: &std::path::Path, fingerprint: &str) -> Result<Vec<Record>, Ma
 
 /// Games with no dice from one start are alike for deterministic engines.
 fn warn_if_games_repeat(config: &MatchConfig, out: &mut dyn Write) {
-    let pairs = schedule::pairs(config);
+    let sets = schedule::sets(config);
     let starts = if !config.play.openings.is_empty() {
         config.play.openings.len() as u32
     } else if config.play.random_openings > 0 {
-        pairs
+        sets
     } else {
         1
     };
-    if !config.play.entry.has_chance && pairs > starts {
+    if !config.play.entry.has_chance && sets > starts {
+        let what = match config.play.seating {
+            Seating::Alternate => "pairs",
+            Seating::Lone => "sets",
+        };
         let _ = writeln!(
             out,
-            "Warning: {pairs} pairs from {starts} start(s): deterministic engines (a fixed depth, nodes, Skill 20) will repeat games. Use --random-openings N or a longer --openings file."
+            "Warning: {sets} {what} from {starts} start(s): deterministic engines (a fixed depth, nodes, Skill 20) will repeat games. Use --random-openings N or a longer --openings file."
         );
     }
 }
@@ -318,12 +327,12 @@ fn worker(
         let Some(index) = queue.lock().unwrap_or_else(|p| p.into_inner()).pop_front() else {
             return;
         };
-        let pair = index / 2;
-        let start = pair_start(config, pair);
+        let set = schedule::set_of(config, index);
+        let start = set_start(config, set);
         let (engine_of_seat, order) = seating(config, &start, index);
         // A game in progress runs to its end when the SPRT decides (it
         // then counts for the score) and is abandoned only on Ctrl-C.
-        let Some(finished) = play_one(config, engines, &start, engine_of_seat, pair, interrupt)
+        let Some(finished) = play_one(config, engines, &start, engine_of_seat, set, interrupt)
         else {
             return;
         };
@@ -348,7 +357,7 @@ fn play_one(
     engines: &mut [Option<EngineProcess>; 2],
     start: &str,
     engine_of_seat: [usize; MAX_SEATS],
-    pair: u32,
+    set: u32,
     interrupt: &AtomicBool,
 ) -> Option<Finished> {
     for e in 0..2 {
@@ -383,7 +392,7 @@ fn play_one(
         stall: config.stall,
         start,
         engine_of_seat,
-        dice_seed: dice_seed(config, pair),
+        dice_seed: dice_seed(config, set),
     };
     let [a, b] = engines;
     let mut pair_of_processes = [
@@ -454,7 +463,7 @@ fn to_record(config: &MatchConfig, fingerprint: &str, done: &Done) -> Record {
             .collect(),
         start: done.start.clone(),
         seed: config.play.seed,
-        pair: done.index / 2,
+        set: schedule::set_of(config, done.index),
         index: done.index,
         games: config.games,
         engines: [names[0].to_string(), names[1].to_string()],
@@ -468,6 +477,7 @@ fn to_record(config: &MatchConfig, fingerprint: &str, done: &Done) -> Record {
                 )
             })
             .collect(),
+        seating: config.play.seating,
         result: Score::of_points(finished.points),
         winner,
         seat: finished.winning_seat,

@@ -228,7 +228,7 @@ fn concurrency_does_not_change_results_and_pairs_share_dice() {
     // Both games of a pair: same start, seats swapped, the same rolls.
     let recs = records(&one);
     for pair in 0..2 {
-        let games: Vec<&Record> = recs.iter().filter(|r| r.pair == pair).collect();
+        let games: Vec<&Record> = recs.iter().filter(|r| r.set == pair).collect();
         assert_eq!(games.len(), 2);
         assert_eq!(games[0].start, games[1].start);
         assert_eq!(games[0].seats[0].1, games[1].seats[1].1);

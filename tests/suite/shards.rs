@@ -157,7 +157,7 @@ fn shards_play_exactly_the_whole_match_and_merge_to_its_results() {
     // Same games: openings, dice, seats and moves.
     assert_eq!(games(&records(&refs)), games(whole_records));
     // Pairs interleave: shard 2 of 3 has pairs 1 and 4 (from 0).
-    let mut pairs: Vec<u32> = records(&refs[1..2]).iter().map(|r| r.pair).collect();
+    let mut pairs: Vec<u32> = records(&refs[1..2]).iter().map(|r| r.set).collect();
     pairs.dedup();
     assert_eq!(pairs, [1, 4]);
     // Merged, the results are the whole match's.
@@ -188,9 +188,13 @@ fn a_retried_shard_counts_once_and_missing_pairs_are_named() {
     let (said, merged) = merge(&[&one, &two, &retry], &temp("retried.json"));
     assert!(said.contains("4 duplicate record(s) dropped"), "{said}");
     assert_eq!(&merged, whole_json);
-    // Shard 1 alone: pairs 2 and 4 (from 1) are missing.
+    // Shard 1 alone: pairs 1 and 3 are missing, numbered as the records'
+    // `set=` (from 0).
     let (said, _) = merge(&[&one], &temp("half.json"));
-    assert!(said.contains("Missing pairs (2): 2 4"), "{said}");
+    assert!(
+        said.contains("Missing pairs (2, numbered as in the records): 1 3"),
+        "{said}"
+    );
 }
 
 #[test]
@@ -214,7 +218,7 @@ fn a_killed_shard_resumes_and_plays_nothing_twice() {
     assert_eq!(indices, [0, 1, 4, 5, 8, 9], "each game of the shard once");
     let theirs: Vec<Record> = whole_records
         .iter()
-        .filter(|r| r.pair % 2 == 0)
+        .filter(|r| r.set % 2 == 0)
         .cloned()
         .collect();
     assert_eq!(games(&resumed), games(&theirs));
@@ -338,4 +342,120 @@ fn a_match_grows_in_waves_without_playing_a_game_twice() {
     assert_eq!(games(&all), games(whole_records));
     let (_, merged) = merge(&[&parts[0], &parts[1]], &temp("waves.json"));
     assert_eq!(&merged, whole_json);
+}
+
+/// A lone-seating match of 3-player Kilkenny Cats: `deep` alone against
+/// `greedy` in the two other seats, 4 sets of 3 games.
+fn lone_args(record: &Path, extra: &[&str]) -> Vec<String> {
+    let mut args = match_args(record, &[]);
+    let games = args.iter().position(|a| a == "--games").unwrap();
+    args[games + 1] = "12".into();
+    let game = args.iter().position(|a| a == "kilkenny-cats").unwrap();
+    args.insert(game + 1, "players=3".into());
+    args.extend(["--seating", "lone"].map(String::from));
+    args.extend(extra.iter().map(|s| s.to_string()));
+    args
+}
+
+fn lone_whole() -> &'static (Vec<Record>, serde_json::Value, String) {
+    static WHOLE: std::sync::OnceLock<(Vec<Record>, serde_json::Value, String)> =
+        std::sync::OnceLock::new();
+    WHOLE.get_or_init(|| {
+        let record = temp("lone-whole.txt");
+        let json = temp("lone-whole.json");
+        let out = referee_run(&lone_args(&record, &["--json", json.to_str().unwrap()]));
+        assert!(out.status.success(), "{}", text(&out.stderr));
+        let value = serde_json::from_str(&std::fs::read_to_string(&json).unwrap()).unwrap();
+        (records(&[&record]), value, text(&out.stdout))
+    })
+}
+
+#[test]
+fn a_lone_set_gives_the_first_engine_each_seat_once_on_one_start_and_dice() {
+    let (records, json, summary) = lone_whole();
+    assert_eq!(records.len(), 12);
+    for set in 0..4 {
+        let games: Vec<&Record> = records.iter().filter(|r| r.set == set).collect();
+        assert_eq!(games.len(), 3, "set {set}");
+        let starts: std::collections::BTreeSet<&str> =
+            games.iter().map(|r| r.start.as_str()).collect();
+        assert_eq!(starts.len(), 1, "one start per set");
+        let mut lone_seats: Vec<char> = games
+            .iter()
+            .map(|r| {
+                assert_eq!(r.seating, menagerie_referee::config::Seating::Lone);
+                let mine: Vec<char> = r
+                    .seats
+                    .iter()
+                    .filter(|(_, name)| name == "deep")
+                    .map(|(seat, _)| *seat)
+                    .collect();
+                assert_eq!(mine.len(), 1, "deep plays one seat: {:?}", r.seats);
+                mine[0]
+            })
+            .collect();
+        lone_seats.sort();
+        assert_eq!(lone_seats, ['n', 's', 'w'], "set {set}");
+        // The same dice: the first roll of every game of the set agrees.
+        let first_rolls: std::collections::BTreeSet<&str> =
+            games.iter().map(|r| r.moves[0].as_str()).collect();
+        assert_eq!(first_rolls.len(), 1, "{first_rolls:?}");
+    }
+    // The report and the results give the lone engine's share against par.
+    assert!(
+        summary.contains("Share of wins of deep alone: "),
+        "{summary}"
+    );
+    assert!(summary.contains("(par 0.333, 4 sets)"), "{summary}");
+    assert_eq!(json["seating"], "lone");
+    assert_eq!(json["lone"]["seats"], 3);
+    assert_eq!(json["lone"]["sets"].as_array().unwrap().len(), 10);
+    let sets: u64 = json["lone"]["sets"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|n| n.as_u64().unwrap())
+        .sum();
+    assert_eq!(sets, 4);
+    let wins = json["wins"].as_f64().unwrap();
+    let draws = json["draws"].as_f64().unwrap();
+    let share = json["lone"]["share"].as_f64().unwrap();
+    assert!((share - (wins + draws / 3.0) / 12.0).abs() < 1e-9, "{json}");
+}
+
+#[test]
+fn lone_sets_shard_resume_and_merge_to_the_whole_match() {
+    let (whole_records, whole_json, _) = lone_whole();
+    let one = temp("lone-1.txt");
+    let two = temp("lone-2.txt");
+    for (part, shard) in [(&one, "1/2"), (&two, "2/2")] {
+        let out = referee_run(&lone_args(part, &["--shard", shard]));
+        assert!(out.status.success(), "{}", text(&out.stderr));
+    }
+    // Shard 1 of 2 has sets 0 and 2, all three games each.
+    let sets: std::collections::BTreeSet<u32> = records(&[&one]).iter().map(|r| r.set).collect();
+    assert_eq!(sets.into_iter().collect::<Vec<_>>(), [0, 2]);
+    assert_eq!(games(&records(&[&one, &two])), games(whole_records));
+    let (said, merged) = merge(&[&one, &two], &temp("lone-merged.json"));
+    assert!(said.starts_with("Merged 12 of 12 games"), "{said}");
+    assert_eq!(&merged, whole_json);
+    // A shard cut short keeps its games; resume completes the cut set with
+    // its own start, dice and seats.
+    let cut = temp("lone-cut.txt");
+    let lines: Vec<String> = std::fs::read_to_string(&one)
+        .unwrap()
+        .lines()
+        .take(4)
+        .map(String::from)
+        .collect();
+    std::fs::write(&cut, lines.join("\n") + "\n").unwrap();
+    let out = referee_run(&lone_args(&cut, &["--shard", "1/2", "--resume"]));
+    assert!(out.status.success(), "{}", text(&out.stderr));
+    assert_eq!(games(&records(&[&cut])), games(&records(&[&one])));
+    // Merged with a set missing, the set is named as the records number it.
+    let (said, _) = merge(&[&one], &temp("lone-half.json"));
+    assert!(
+        said.contains("Missing sets (2, numbered as in the records): 1 3"),
+        "{said}"
+    );
 }

@@ -183,3 +183,117 @@ fn the_elo_interval_covers_the_true_elo_95_times_in_100() {
     // And the Elo scale itself.
     assert!((elo_of_score(score_of_elo(40.0)) - 40.0).abs() < 1e-9);
 }
+
+// ---- Lone seating: the first engine alone against every other seat ----
+
+use menagerie_referee::stats::{elo_of_share, share_of_elo, SetCounts};
+
+/// One set of a lone seating in a game of `seats` seats: the first engine
+/// plays each seat once on the same dice. Wins are correlated within a set
+/// (good dice for the lone engine in half of the sets, bad in the other
+/// half), draws are shared by every seat. Returns (wins, draws).
+fn draw_set(rng: &mut Rng, seats: u32, share: f64, draw: f64) -> (u32, u32) {
+    // The share is win + draw / seats per game.
+    let win = share - draw / seats as f64;
+    let lucky = rng.next_u64() & 1 == 0;
+    let swing = win.min(1.0 - draw - win) * 0.6;
+    let win = if lucky { win + swing } else { win - swing };
+    let (mut wins, mut draws) = (0, 0);
+    for _ in 0..seats {
+        let u = rng.next_u64() as f64 / u64::MAX as f64;
+        if u < win {
+            wins += 1;
+        } else if u < win + draw {
+            draws += 1;
+        }
+    }
+    (wins, draws)
+}
+
+fn one_lone_sprt(sprt: &Sprt, seats: u32, share: f64, rng: &mut Rng, max: u32) -> (Verdict, u32) {
+    let mut sets = SetCounts::new(seats);
+    for n in 1..=max {
+        let (wins, draws) = draw_set(rng, seats, share, 0.04);
+        sets.add(wins, draws);
+        let verdict = sprt.verdict(sprt.llr_sets(&sets));
+        if verdict != Verdict::Continue {
+            return (verdict, n);
+        }
+    }
+    (Verdict::Continue, max)
+}
+
+#[test]
+fn the_lone_share_model_is_par_at_zero_and_inverts() {
+    for seats in [2, 3, 4] {
+        assert!((share_of_elo(0.0, seats) - 1.0 / seats as f64).abs() < 1e-12);
+        for elo in [-200.0, -30.0, 15.0, 120.0] {
+            let share = share_of_elo(elo, seats);
+            assert!((elo_of_share(share, seats) - elo).abs() < 1e-9);
+        }
+    }
+    // With two seats it is the Elo curve of pairs.
+    assert!((share_of_elo(70.0, 2) - score_of_elo(70.0)).abs() < 1e-12);
+}
+
+#[test]
+fn lone_seating_error_rates_stay_within_alpha_and_beta() {
+    // 1500 tests at each hypothesis and number of seats; three standard
+    // errors of the estimated rate are allowed over the nominal 5%.
+    let sprt = Sprt {
+        elo0: 0.0,
+        elo1: 40.0,
+        alpha: 0.05,
+        beta: 0.05,
+    };
+    let runs = 1500;
+    let mut rng = Rng::new(36);
+    for seats in [3, 4] {
+        for (true_elo, wrong) in [(0.0, Verdict::H1), (40.0, Verdict::H0)] {
+            let share = share_of_elo(true_elo, seats);
+            let (mut errors, mut undecided, mut fewest) = (0, 0, u32::MAX);
+            for _ in 0..runs {
+                let (verdict, sets) = one_lone_sprt(&sprt, seats, share, &mut rng, 50_000);
+                errors += u32::from(verdict == wrong);
+                undecided += u32::from(verdict == Verdict::Continue);
+                fewest = fewest.min(sets);
+            }
+            let rate = errors as f64 / runs as f64;
+            let allowed = 0.05 + 3.0 * (0.05f64 * 0.95 / runs as f64).sqrt();
+            eprintln!("{seats} seats, true elo {true_elo}: wrong {rate:.4}, fewest sets {fewest}");
+            assert!(
+                rate <= allowed,
+                "{seats} seats, true elo {true_elo}: {rate}"
+            );
+            assert_eq!(undecided, 0);
+            assert!(fewest >= 5, "decided after {fewest} sets");
+        }
+    }
+}
+
+#[test]
+fn the_lone_share_interval_covers_the_true_share_95_times_in_100() {
+    let mut rng = Rng::new(3);
+    for seats in [3, 4] {
+        for true_elo in [0.0, 60.0, -80.0] {
+            let share = share_of_elo(true_elo, seats);
+            let matches = 2000;
+            let mut covered = 0;
+            for _ in 0..matches {
+                let mut sets = SetCounts::new(seats);
+                for _ in 0..150 {
+                    let (wins, draws) = draw_set(&mut rng, seats, share, 0.04);
+                    sets.add(wins, draws);
+                }
+                let (mean, margin) = sets.share_interval();
+                covered += u32::from((mean - share).abs() <= margin);
+            }
+            let coverage = covered as f64 / matches as f64;
+            eprintln!("{seats} seats, true elo {true_elo}: coverage {coverage:.4}");
+            assert!(
+                (0.93..=0.97).contains(&coverage),
+                "{seats} seats, true elo {true_elo}: {coverage}"
+            );
+        }
+    }
+}
