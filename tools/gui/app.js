@@ -680,7 +680,8 @@ function render() {
     const li = document.createElement('li');
     if (before.chance) {
       li.className = 'roll';
-      li.textContent = `${who(before.side)} rolls: ${m}`;
+      // A die's outcome reads as its number ("South rolls 4"); others as written.
+      li.textContent = `${who(before.side)} rolls ${/^r\d+$/.test(m) ? m.slice(1) : m}`;
     } else {
       number++;
       li.textContent = `${number}. ${who(before.side)}: ${m}`;

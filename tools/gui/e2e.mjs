@@ -186,7 +186,7 @@ async function shot(page, name) {
 
 async function main() {
   const port = 20000 + Math.floor(Math.random() * 20000);
-  const server = spawn(path.join(bin, 'menagerie-gui'), ['--port', String(port), '--movetime', '40', '--seed', '5'], { stdio: ['ignore', 'pipe', 'inherit'] });
+  const server = spawn(path.join(bin, 'menagerie-gui'), ['--port', String(port), '--movetime', '40'], { stdio: ['ignore', 'pipe', 'inherit'] });
   await new Promise((resolve, reject) => {
     server.stdout.on('data', (d) => { if (String(d).includes('open http://')) resolve(); });
     server.on('exit', (code) => reject(new Error(`menagerie-gui exited with ${code}`)));
