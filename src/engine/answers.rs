@@ -184,7 +184,7 @@ const HELP: &str = "\
 Commands (see protocol.md):
   uci | ugi | isready | ucinewgame | uginewgame | quit | stop
   setoption name <option> value <v>  Hash, Threads, Skill, Seed, Move Overhead,
-                                     UCI_Variant, <game>.<ruleset option>
+                                     MultiSeat, UCI_Variant, <game>.<ruleset option>
   newgame <game> [key=value ...]     select a game and ruleset, start position
   position startpos|fen <notation> [moves <m> ...]
   move <m> [<m> ...]                 play moves on the current position

@@ -749,6 +749,7 @@ impl Engine {
             }
             Setting::Threads(n) => self.settings.threads = n,
             Setting::Skill(n) => self.settings.skill = n,
+            Setting::MultiSeat(m) => self.settings.multi_seat = m,
             Setting::Seed(n) => {
                 self.settings.seed = n;
                 self.chance = Rng::new(n);

@@ -8,7 +8,7 @@ use std::fmt;
 use crate::session::Entry;
 use menagerie_rules::catalogue;
 use menagerie_rules::text::Clipped;
-use menagerie_search::Settings;
+use menagerie_search::{MultiSeat, Settings};
 use menagerie_wire::reply::{OptionKind, OptionLine};
 
 /// A numeric engine option as `uci` lists it.
@@ -53,6 +53,10 @@ pub const MOVE_OVERHEAD: Spin = Spin {
 };
 pub const SPINS: [&Spin; 5] = [&HASH, &THREADS, &SKILL, &SEED, &MOVE_OVERHEAD];
 
+/// The option that chooses how a search over more than two seats models
+/// the other seats.
+pub const MULTI_SEAT: &str = "MultiSeat";
+
 /// The option that chooses the game, named as Fairy-Stockfish names it.
 pub const VARIANT: &str = "UCI_Variant";
 
@@ -75,6 +79,17 @@ pub fn listed(ugi: bool, catalogue: &[Entry]) -> Vec<OptionLine> {
             },
         })
         .collect();
+    let default = default_settings().multi_seat;
+    lines.push(OptionLine {
+        name: MULTI_SEAT.to_string(),
+        kind: OptionKind::Combo {
+            default: default.name().to_string(),
+            values: MultiSeat::ALL
+                .iter()
+                .map(|m| m.name().to_string())
+                .collect(),
+        },
+    });
     let games: Vec<&Entry> = catalogue.iter().filter(|g| !ugi || in_ugi(g)).collect();
     lines.push(OptionLine {
         name: VARIANT.to_string(),
@@ -108,6 +123,8 @@ pub enum OptionError {
         max: u64,
     },
     NeedsValue(&'static str),
+    /// A choice option without its value, and the values it has.
+    NeedsChoice(&'static str, String),
     /// The table size the machine cannot give, and why.
     NoMemory(menagerie_search::tt::TableError),
     /// Not a game id, or (`ugi`) a game UGI cannot play; the games that
@@ -130,7 +147,7 @@ impl fmt::Display for OptionError {
         match self {
             OptionError::Unknown(name) => write!(
                 f,
-                "unknown option '{}' (known: {}, {VARIANT}, <game>.<ruleset option>)",
+                "unknown option '{}' (known: {}, {MULTI_SEAT}, {VARIANT}, <game>.<ruleset option>)",
                 Clipped(name),
                 SPINS.iter().map(|s| s.name).collect::<Vec<_>>().join(", ")
             ),
@@ -174,6 +191,9 @@ impl fmt::Display for OptionError {
                 Clipped(value)
             ),
             OptionError::NeedsValue(name) => write!(f, "option {name} needs 'value <number>'"),
+            OptionError::NeedsChoice(name, allowed) => {
+                write!(f, "option {name} needs 'value <{allowed}>'")
+            }
             OptionError::NoMemory(e) => write!(f, "option Hash: {e}; the table keeps its size"),
         }
     }
@@ -186,6 +206,7 @@ pub enum Setting {
     Skill(u8),
     Seed(u64),
     MoveOverhead(u64),
+    MultiSeat(MultiSeat),
     /// A tuning weight, already set (they are process-wide).
     Tuned,
     Variant(&'static Entry),
@@ -205,7 +226,7 @@ pub fn parse(
     games: &'static [Entry],
 ) -> Result<Setting, OptionError> {
     if name.eq_ignore_ascii_case(VARIANT) {
-        let text = value.ok_or(OptionError::NeedsValue(VARIANT))?;
+        let text = value.ok_or_else(|| OptionError::NeedsChoice(VARIANT, "game id".to_string()))?;
         let game = catalogue::find(games, text)
             .filter(|g| !ugi || in_ugi(g))
             .ok_or_else(|| OptionError::Variant {
@@ -218,6 +239,17 @@ pub fn parse(
                     .collect(),
             })?;
         return Ok(Setting::Variant(game));
+    }
+    if name.eq_ignore_ascii_case(MULTI_SEAT) {
+        let allowed = MultiSeat::ALL.map(|m| m.name()).join("|");
+        let text = value.ok_or_else(|| OptionError::NeedsChoice(MULTI_SEAT, allowed.clone()))?;
+        return MultiSeat::from_name(text)
+            .map(Setting::MultiSeat)
+            .ok_or_else(|| OptionError::RuleValue {
+                option: MULTI_SEAT.to_string(),
+                value: text.to_string(),
+                allowed,
+            });
     }
     if let Some(setting) = rule(name, value, games)? {
         return Ok(setting);
@@ -284,7 +316,8 @@ fn rule(
         return Ok(None);
     };
     let listed_name = format!("{}.{}", game.id, option.key);
-    let text = value.ok_or(OptionError::NeedsValue(option.key))?;
+    let text =
+        value.ok_or_else(|| OptionError::NeedsChoice(option.key, option.values.join("|")))?;
     let chosen = option
         .values
         .iter()

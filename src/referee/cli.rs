@@ -2,6 +2,7 @@
 //! re-checks or adds up their records. The `referee` program is this
 //! module's [`main`] over the games of this build.
 
+use std::io::Write;
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 use std::time::Duration;
@@ -165,8 +166,8 @@ struct Cli {
 enum Sub {
     /// Re-check every record of a file against the rules and print its final position.
     Replay {
-        #[arg(value_name = "FILE")]
-        file: PathBuf,
+        #[arg(value_name = "FILE", required = true)]
+        files: Vec<PathBuf>,
     },
     /// Add up the records of a match's shards: duplicates dropped, complete pairs counted.
     Merge {
@@ -197,7 +198,7 @@ pub fn main(games: &'static [GameEntry]) -> ExitCode {
         Err(e) => e.exit(),
     };
     match &cli.command {
-        Some(Sub::Replay { file }) => replay_file(file, games),
+        Some(Sub::Replay { files }) => replay_files(files, games),
         Some(Sub::Merge { files, sprt, json }) => merge_files(files, sprt, json.as_deref()),
         None => match config(&cli, &engine_groups(&matches), games) {
             Ok(config) => play_match(&config),
@@ -218,7 +219,10 @@ fn play_match(config: &MatchConfig) -> ExitCode {
     }
     report::summary(&outcome.board, &mut out);
     if outcome.engine_moves > 0 && !config.quiet {
-        println!(
+        // Output nobody reads (a closed pipe) never stops the match, its
+        // records or its JSON.
+        let _ = writeln!(
+            out,
             "Referee overhead: {:.3} ms per move ({} moves)",
             outcome.referee_ms / outcome.engine_moves as f64,
             outcome.engine_moves
@@ -233,7 +237,10 @@ fn play_match(config: &MatchConfig) -> ExitCode {
     match outcome.finish {
         Finish::Completed | Finish::Decided => ExitCode::SUCCESS,
         Finish::Interrupted => {
-            println!("Interrupted: the summary counts the games finished so far.");
+            let _ = writeln!(
+                out,
+                "Interrupted: the summary counts the games finished so far."
+            );
             ExitCode::from(EXIT_INTERRUPTED)
         }
         Finish::RecordFailed(why) => {
@@ -243,35 +250,55 @@ fn play_match(config: &MatchConfig) -> ExitCode {
     }
 }
 
-fn replay_file(file: &Path, games: &[GameEntry]) -> ExitCode {
-    let text = match std::fs::read_to_string(file) {
-        Ok(text) => text,
-        Err(e) => return fail(format!("cannot read {}: {e}", file.display())),
-    };
-    let mut bad = 0;
-    for (n, line) in text.lines().enumerate() {
-        if line.trim().is_empty() || line.starts_with('#') {
-            continue;
-        }
-        let checked = line
-            .parse::<crate::record::Record>()
-            .and_then(|r| replay(&r, games).map(|done| (r, done)));
-        match checked {
-            Ok((r, done)) => println!(
-                "record {} (game {}): {} {} | {} | {}",
-                n + 1,
-                r.index + 1,
-                r.game,
-                r.result,
-                done.ending,
-                done.final_notation
-            ),
-            Err(e) => {
-                bad += 1;
-                println!("record {}: error: {e}", n + 1);
+fn replay_files(files: &[PathBuf], games: &[GameEntry]) -> ExitCode {
+    let mut out = std::io::stdout();
+    let (mut good, mut bad) = (0, 0);
+    for file in files {
+        let text = match std::fs::read_to_string(file) {
+            Ok(text) => text,
+            Err(e) => return fail(format!("cannot read {}: {e}", file.display())),
+        };
+        // With several files each line names its file.
+        let prefix = if files.len() > 1 {
+            format!("{}: ", file.display())
+        } else {
+            String::new()
+        };
+        for (n, line) in text.lines().enumerate() {
+            if line.trim().is_empty() || line.starts_with('#') {
+                continue;
             }
+            let checked = line
+                .parse::<crate::record::Record>()
+                .and_then(|r| replay(&r, games).map(|done| (r, done)));
+            // A closed pipe (`| head`) ends the listing, not the checks.
+            let _ = match checked {
+                Ok((r, done)) => {
+                    good += 1;
+                    writeln!(
+                        out,
+                        "{prefix}record {} (game {}): {} {} | {} | {}",
+                        n + 1,
+                        r.index + 1,
+                        r.game,
+                        r.result,
+                        done.ending,
+                        done.final_notation
+                    )
+                }
+                Err(e) => {
+                    bad += 1;
+                    writeln!(out, "{prefix}record {}: error: {e}", n + 1)
+                }
+            };
         }
     }
+    let _ = writeln!(
+        out,
+        "Replayed {} record(s) of {} file(s): {good} agree with the rules, {bad} do not",
+        good + bad,
+        files.len()
+    );
     if bad > 0 {
         eprintln!("referee: {bad} record(s) failed the replay");
         ExitCode::from(1)

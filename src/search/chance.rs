@@ -3,7 +3,10 @@
 //! Values are in the root seat's view: the root seat maximises, every other
 //! seat minimises (with two seats this is expectiminimax; with more it is
 //! the *paranoid* reduction, which keeps alpha-beta sound), and a chance
-//! node averages its equally likely outcomes. Chance nodes are cut with
+//! node averages its equally likely outcomes. With more than two seats the
+//! other seats can instead be modelled by Best-Reply Search or BRS+
+//! ([`MultiSeat`]): after a root move one opponent replies (the one whose
+//! best reply is worst for the root) and the root moves again. Chance nodes are cut with
 //! Star1 (bounds from the children searched so far and the value range)
 //! after a Star2 probe (one move of each outcome searched first, which
 //! bounds each outcome from one side). Depth counts player moves; chance
@@ -13,11 +16,12 @@ use super::tt::{Bound, Entry};
 use std::sync::atomic::AtomicBool;
 
 use super::{
-    lazy_smp, Budget, Limits, Reporter, Score, SearchResult, Settings, Shared, Watch, MAX_PLY,
+    lazy_smp, Budget, Limits, MultiSeat, Reporter, Score, SearchResult, Settings, Shared, Watch,
+    MAX_PLY,
 };
 use menagerie_rules::game::session::Session;
-use menagerie_rules::game::{Game, Outcome, Seat};
-use menagerie_rules::rng::zobrist_table;
+use menagerie_rules::game::{Game, Outcome, Seat, MAX_SEATS};
+use menagerie_rules::rng::{zobrist_table, Rng};
 
 use super::deepening::{self, Deepening};
 
@@ -29,7 +33,11 @@ const CERTAIN: i32 = BOUND - 1_000;
 const FILTER_KEEP: usize = 8;
 /// Keys that make table entries of different root seats distinct.
 const ROOT_KEYS: [u64; 4] = zobrist_table(0x524f_4f54);
-
+/// Keys that make table entries of different multi-seat methods distinct.
+const METHOD_KEYS: [u64; 5] = zobrist_table(0x4d45_5448);
+/// Mixed with a position's key to draw the roll of a seat that plays its
+/// greedy move in BRS+ (the same position always rolls the same).
+pub const GREEDY_ROLL_SALT: u64 = 0x005e_ed0f_d1ce;
 pub fn search<G: Game>(
     session: &Session<G>,
     limits: &Limits,
@@ -46,8 +54,13 @@ pub fn search<G: Game>(
             nodes: 0,
         };
     }
+    let method = if session.position().seats().len() > 2 {
+        settings.multi_seat
+    } else {
+        MultiSeat::Paranoid
+    };
     lazy_smp(limits, shared, settings, reporter, |budget, reporter| {
-        deepening::iterate(&mut Worker::new(session, budget), reporter)
+        deepening::iterate(&mut Worker::new(session, budget, method), reporter)
     })
 }
 
@@ -59,15 +72,26 @@ pub fn root_scores<G: Game>(
     depth: u32,
     watch: &Watch<'_>,
 ) -> Option<Vec<(G::Move, i32, Score)>> {
+    root_scores_with(session, depth, watch, MultiSeat::Paranoid)
+}
+
+/// [`root_scores`] with the other seats modelled by `method` (paranoid,
+/// BRS or BRS+; max^n has its own, [`super::maxn::root_scores`]).
+pub fn root_scores_with<G: Game>(
+    session: &Session<G>,
+    depth: u32,
+    watch: &Watch<'_>,
+    method: MultiSeat,
+) -> Option<Vec<(G::Move, i32, Score)>> {
     let done = AtomicBool::new(false);
-    let mut worker = Worker::new(session, watch.stoppable_budget(&done));
+    let mut worker = Worker::new(session, watch.stoppable_budget(&done), method);
     {
         let mut moves = Vec::new();
         session.legal(&mut moves);
         let mut scores = Vec::with_capacity(moves.len());
         for mv in moves {
             let undo = worker.position.play(mv);
-            let s = worker.value(depth as i32 - 1, 1, -BOUND, BOUND);
+            let s = worker.after_move(true, depth as i32 - 1, 1, -BOUND, BOUND);
             worker.position.undo(mv, undo);
             if worker.budget.aborted {
                 break;
@@ -82,8 +106,15 @@ pub fn root_scores<G: Game>(
 struct Worker<'a, G: Game> {
     position: G,
     root: Seat,
+    method: MultiSeat,
     budget: Budget<'a>,
     lists: Vec<Vec<G::Move>>,
+    /// Per ply: the moves of an opponent handed the turn (Best-Reply Search).
+    reply_lists: Vec<Vec<G::Move>>,
+    /// The greedy moves (and rolls) BRS+ has played, to be taken back.
+    greedy_played: Vec<(G::Move, G::Undo)>,
+    /// Scratch of the greedy moves, which do not recurse.
+    greedy_moves: Vec<G::Move>,
     /// Per ply: the move order of a player node, and the (low, high)
     /// bounds of each outcome of a chance node.
     orders: Vec<Vec<(i32, usize)>>,
@@ -148,11 +179,15 @@ impl<'a, G: Game> Deepening<'a> for Worker<'a, G> {
 }
 
 impl<'a, G: Game> Worker<'a, G> {
-    fn new(session: &Session<G>, budget: Budget<'a>) -> Self {
+    fn new(session: &Session<G>, budget: Budget<'a>, method: MultiSeat) -> Self {
         Worker {
             position: session.position().clone(),
             root: session.position().side(),
+            method,
             budget,
+            reply_lists: (0..2 * MAX_PLY + 2).map(|_| Vec::new()).collect(),
+            greedy_played: Vec::with_capacity(64),
+            greedy_moves: Vec::with_capacity(64),
             lists: (0..2 * MAX_PLY + 2)
                 .map(|_| Vec::with_capacity(64))
                 .collect(),
@@ -208,6 +243,13 @@ impl<'a, G: Game> Worker<'a, G> {
         } else if depth <= 0 {
             // A chance node at the horizon is judged before its roll.
             self.evaluate()
+        } else if self.replies()
+            && self.position.side() != self.root
+            && (self.position.is_chance() || !G::HAS_CHANCE)
+        {
+            // The start of the turn after a root move (a roll to come, or a
+            // move in a game without dice): one opponent replies.
+            self.best_reply(depth, ply, alpha, beta)
         } else if self.position.is_chance() {
             let mut bounds = std::mem::take(&mut self.bounds[ply]);
             let value = self.chance(&mut bounds, &moves, depth, ply, alpha, beta);
@@ -235,7 +277,7 @@ impl<'a, G: Game> Worker<'a, G> {
         mut alpha: i32,
         mut beta: i32,
     ) -> i32 {
-        let key = self.position.hash() ^ ROOT_KEYS[self.root as usize];
+        let key = self.table_key();
         let mut hash_move = None;
         if let Some(e) = self.budget.watch.shared.tt.probe(key) {
             hash_move = e.move_index.filter(|&i| (i as usize) < moves.len());
@@ -274,7 +316,7 @@ impl<'a, G: Game> Worker<'a, G> {
         for &(_, i) in &order {
             let mv = moves[i];
             let undo = self.position.play(mv);
-            let v = self.value(depth - 1, ply + 1, alpha, beta);
+            let v = self.after_move(maximizing, depth - 1, ply + 1, alpha, beta);
             self.position.undo(mv, undo);
             if self.budget.aborted {
                 break;
@@ -329,6 +371,191 @@ impl<'a, G: Game> Worker<'a, G> {
             },
         );
         best
+    }
+
+    fn table_key(&self) -> u64 {
+        self.position.hash() ^ ROOT_KEYS[self.root as usize] ^ METHOD_KEYS[self.method as usize]
+    }
+
+    /// Whether one opponent replies to each root move (BRS, BRS+).
+    fn replies(&self) -> bool {
+        matches!(self.method, MultiSeat::BestReply | MultiSeat::BestReplyPlus)
+    }
+
+    /// The value after a move just played (`ply` is the child's): the
+    /// next seat's turn, or with Best-Reply Search, after an opponent's
+    /// reply, the root's next turn.
+    fn after_move(
+        &mut self,
+        root_moved: bool,
+        depth: i32,
+        ply: usize,
+        alpha: i32,
+        beta: i32,
+    ) -> i32 {
+        if root_moved || !self.replies() {
+            return self.value(depth, ply, alpha, beta);
+        }
+        if self.method == MultiSeat::BestReply {
+            return match self.position.hand_turn(self.root) {
+                Some(turn) => {
+                    let v = self.value(depth, ply, alpha, beta);
+                    self.position.take_back_turn(turn);
+                    v
+                }
+                None => self.leaf(ply),
+            };
+        }
+        // BRS+: the seats between the reply and the root play greedily.
+        let mark = self.greedy_played.len();
+        let mut v = None;
+        for _ in 0..MAX_SEATS {
+            if self.position.side() == self.root || !self.play_greedy_turn() {
+                break;
+            }
+        }
+        if self.position.side() == self.root && !self.budget.aborted {
+            v = Some(self.value(depth, ply, alpha, beta));
+        }
+        let v = v.unwrap_or_else(|| self.leaf(ply));
+        self.take_back_greedy(mark);
+        v
+    }
+
+    /// The root's value at the start of an opponent's turn after a root
+    /// move: the least, over the opponents, of the turn of that opponent
+    /// alone (BRS: the others pass; BRS+: those before it in turn order
+    /// play their greedy move first).
+    fn best_reply(&mut self, depth: i32, ply: usize, alpha: i32, mut beta: i32) -> i32 {
+        let mut best = BOUND + 1;
+        let mut seats = [0; MAX_SEATS];
+        let count = self.position.seats().len().min(MAX_SEATS);
+        seats[..count].copy_from_slice(&self.position.seats()[..count]);
+        let mark = self.greedy_played.len();
+        for (turn, &seat) in seats[..count].iter().enumerate() {
+            let v = if self.method == MultiSeat::BestReply {
+                if seat == self.root {
+                    continue;
+                }
+                let Some(handed) = self.position.hand_turn(seat) else {
+                    continue;
+                };
+                let v = self.reply(depth, ply, alpha, beta);
+                self.position.take_back_turn(handed);
+                v
+            } else {
+                // In turn order: this seat replies, then plays its greedy
+                // move so that the next one can reply in its place.
+                if turn > 0 && !self.play_greedy_turn() {
+                    if self.budget.aborted {
+                        break;
+                    }
+                    let v = self.leaf(ply);
+                    best = best.min(v);
+                    break;
+                }
+                if self.position.side() == self.root {
+                    break;
+                }
+                self.reply(depth, ply, alpha, beta)
+            };
+            if self.budget.aborted {
+                break;
+            }
+            best = best.min(v);
+            beta = beta.min(best);
+            if alpha >= beta {
+                break;
+            }
+        }
+        self.take_back_greedy(mark);
+        if self.budget.aborted {
+            return 0;
+        }
+        if best > BOUND {
+            // No opponent could be handed the turn.
+            return self.leaf(ply);
+        }
+        best
+    }
+
+    /// The turn of the seat to move, which has just been handed it.
+    fn reply(&mut self, depth: i32, ply: usize, alpha: i32, beta: i32) -> i32 {
+        let mut moves = std::mem::take(&mut self.reply_lists[ply]);
+        moves.clear();
+        self.position.generate(&mut moves);
+        let v = if moves.is_empty() {
+            self.leaf(ply)
+        } else if self.position.is_chance() {
+            let mut bounds = std::mem::take(&mut self.bounds[ply]);
+            let v = self.chance(&mut bounds, &moves, depth, ply, alpha, beta);
+            self.bounds[ply] = bounds;
+            v
+        } else {
+            self.player(&moves, depth, ply, alpha, beta)
+        };
+        self.reply_lists[ply] = moves;
+        v
+    }
+
+    /// The value of a position the search does not expand: its result,
+    /// or the evaluation.
+    fn leaf(&mut self, ply: usize) -> i32 {
+        self.pv[ply].clear();
+        if let Some(outcome) = self.position.outcome() {
+            self.outcome_value(outcome, ply)
+        } else if self.position.clock() >= G::NO_PROGRESS_LIMIT {
+            self.outcome_value(self.position.no_progress_outcome(), ply)
+        } else {
+            self.evaluate()
+        }
+    }
+
+    /// Plays the turn of the seat to move as the greedy player would (a
+    /// roll drawn from the position first); false when the game is over
+    /// or the search must stop. Each position played through counts as a
+    /// node; the moves weighed do not, as the move filter's do not.
+    fn play_greedy_turn(&mut self) -> bool {
+        let seat = self.position.side();
+        while self.position.side() == seat {
+            if self.position.outcome().is_some()
+                || self.position.clock() >= G::NO_PROGRESS_LIMIT
+                || self.budget.tick()
+            {
+                return false;
+            }
+            let mut moves = std::mem::take(&mut self.greedy_moves);
+            let chosen = if self.position.is_chance() {
+                let mut rng = Rng::new(self.position.hash() ^ GREEDY_ROLL_SALT);
+                self.position.sample_chance(&mut rng, &mut moves)
+            } else {
+                moves.clear();
+                self.position.generate(&mut moves);
+                let mut best: Option<(i32, G::Move)> = None;
+                for &mv in moves.iter() {
+                    let undo = self.position.play(mv);
+                    let v = self.position.evaluate_for(seat);
+                    self.position.undo(mv, undo);
+                    if best.map_or(true, |(b, _)| v > b) {
+                        best = Some((v, mv));
+                    }
+                }
+                best.map(|(_, mv)| mv)
+            };
+            self.greedy_moves = moves;
+            let Some(mv) = chosen else { return false };
+            let undo = self.position.play(mv);
+            self.greedy_played.push((mv, undo));
+        }
+        !self.budget.aborted
+    }
+
+    /// Takes back the greedy moves played since `mark`.
+    fn take_back_greedy(&mut self, mark: usize) {
+        while self.greedy_played.len() > mark {
+            let (mv, undo) = self.greedy_played.pop().expect("above the mark");
+            self.position.undo(mv, undo);
+        }
     }
 
     /// A move filter, as backgammon programs use: away from the horizon only
@@ -443,7 +670,7 @@ impl<'a, G: Game> Worker<'a, G> {
         let result = if moves.is_empty() || self.position.is_chance() {
             None
         } else {
-            let key = self.position.hash() ^ ROOT_KEYS[self.root as usize];
+            let key = self.table_key();
             let index = self
                 .budget
                 .watch
@@ -458,10 +685,11 @@ impl<'a, G: Game> Worker<'a, G> {
                 .or_else(|| moves.iter().position(|&m| self.position.is_capture(m)))
                 .unwrap_or(0);
             let mv = moves[index];
+            let root_moved = self.position.side() == self.root;
             let undo = self.position.play(mv);
             // The same depth the full search gives this move, so the value
             // is a true bound on the node.
-            let v = self.value(depth - 1, ply + 1, -BOUND, BOUND);
+            let v = self.after_move(root_moved, depth - 1, ply + 1, -BOUND, BOUND);
             self.position.undo(mv, undo);
             Some(v)
         };

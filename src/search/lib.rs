@@ -8,6 +8,8 @@
 pub mod alphabeta;
 pub mod chance;
 pub mod deepening;
+pub mod maxn;
+pub mod mcts;
 pub mod memory;
 pub mod skill;
 pub mod solved;
@@ -147,6 +149,58 @@ pub struct Settings {
     pub seed: u64,
     /// Whether solvable games play from their solved table.
     pub solver: bool,
+    /// How a search over more than two seats models the other seats.
+    pub multi_seat: MultiSeat,
+}
+
+/// How a search over more than two seats models the seats other than the
+/// root's; with two seats every method is expectiminimax, and the search
+/// is the same.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum MultiSeat {
+    /// Every other seat plays against the root, in turn order.
+    Paranoid,
+    /// Best-Reply Search: after each root move the one opponent whose best
+    /// reply hurts the root most replies, the others pass, and the root
+    /// moves again; the root sees its next turn at depth 3 however many
+    /// seats play.
+    BestReply,
+    /// BRS+: as Best-Reply Search, but the opponents that do not reply
+    /// play their greedy move on a roll drawn from the position, in turn
+    /// order, so that the board stays one the rules can reach.
+    BestReplyPlus,
+    /// max^n: every seat maximises its own value, a vector of every
+    /// seat's evaluation; no pruning but the move filter.
+    MaxN,
+    /// Monte Carlo tree search with max^n backups and greedy playouts.
+    Mcts,
+}
+
+impl MultiSeat {
+    pub const ALL: [MultiSeat; 5] = [
+        MultiSeat::Paranoid,
+        MultiSeat::BestReply,
+        MultiSeat::BestReplyPlus,
+        MultiSeat::MaxN,
+        MultiSeat::Mcts,
+    ];
+
+    /// The option value that names the method.
+    pub fn name(self) -> &'static str {
+        match self {
+            MultiSeat::Paranoid => "paranoid",
+            MultiSeat::BestReply => "brs",
+            MultiSeat::BestReplyPlus => "brs-plus",
+            MultiSeat::MaxN => "maxn",
+            MultiSeat::Mcts => "mcts",
+        }
+    }
+
+    pub fn from_name(name: &str) -> Option<MultiSeat> {
+        MultiSeat::ALL
+            .into_iter()
+            .find(|m| m.name().eq_ignore_ascii_case(name))
+    }
 }
 
 impl Default for Settings {
@@ -156,6 +210,7 @@ impl Default for Settings {
             skill: skill::FULL_STRENGTH,
             seed: 0,
             solver: true,
+            multi_seat: MultiSeat::Paranoid,
         }
     }
 }
@@ -349,6 +404,10 @@ pub fn run<G: Game>(
         }
     } else if two_seats && !G::HAS_CHANCE {
         alphabeta::search(session, limits, shared, settings, reporter)
+    } else if settings.multi_seat == MultiSeat::MaxN && !two_seats {
+        maxn::search(session, limits, shared, settings, reporter)
+    } else if settings.multi_seat == MultiSeat::Mcts && !two_seats {
+        mcts::search(session, limits, shared, settings, reporter)
     } else {
         chance::search(session, limits, shared, settings, reporter)
     }

@@ -13,6 +13,7 @@ mod gui;
 mod hdk;
 mod kilkenny;
 mod layers;
+mod multiseat;
 mod new_game;
 mod os;
 mod perft;

@@ -168,7 +168,67 @@ fn records_replay_against_the_rules() {
     }
     let out = run(&["replay", path.to_str().unwrap()]);
     assert!(out.status.success());
-    assert_eq!(stdout(&out).lines().count(), 2);
+    let text = stdout(&out);
+    assert_eq!(text.lines().count(), 3, "{text}");
+    assert!(text.ends_with("Replayed 2 record(s) of 1 file(s): 2 agree with the rules, 0 do not\n"));
+    // Several files at once, each line naming its file.
+    let out = run(&["replay", path.to_str().unwrap(), path.to_str().unwrap()]);
+    assert!(out.status.success());
+    let text = stdout(&out);
+    assert_eq!(
+        text.matches(&format!("{}: record ", path.display()))
+            .count(),
+        4,
+        "{text}"
+    );
+    assert!(text.ends_with("Replayed 4 record(s) of 2 file(s): 4 agree with the rules, 0 do not\n"));
+    // Nobody reading the output (`| head`) neither panics nor stops the
+    // replay's verdict or a match's JSON.
+    let closed = |args: &[&str]| {
+        let mut child = Command::new(referee())
+            .args(args)
+            .stdout(std::process::Stdio::piped())
+            .stderr(std::process::Stdio::piped())
+            .spawn()
+            .expect("referee runs");
+        drop(child.stdout.take());
+        child.wait_with_output().expect("referee ends")
+    };
+    let out = closed(&["replay", path.to_str().unwrap()]);
+    assert_eq!(
+        out.status.code(),
+        Some(0),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let json = temp("closed.json");
+    let out = closed(&[
+        "--engine",
+        engine(),
+        "--engine",
+        engine(),
+        "option.Skill=1",
+        "--game",
+        "safari-dual",
+        "--games",
+        "4",
+        "--depth",
+        "1",
+        "--seed",
+        "3",
+        "--json",
+        json.to_str().unwrap(),
+    ]);
+    assert_eq!(
+        out.status.code(),
+        Some(0),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    assert!(!String::from_utf8_lossy(&out.stderr).contains("panicked"));
+    assert!(std::fs::read_to_string(&json)
+        .unwrap()
+        .contains("\"games\": 4"));
     // A tampered record fails the replay.
     let text = std::fs::read_to_string(&path)
         .unwrap()

@@ -206,6 +206,20 @@ pub trait Game: Clone + PartialEq + Eq + fmt::Debug + fmt::Display + Send + Sync
         }
         self.random_move(rng, scratch)
     }
+    /// Hands the turn to `seat` out of the rules' order, at the start of
+    /// its turn (before any roll), keeping the board: Best-Reply Search
+    /// lets any one opponent reply to the root this way. What
+    /// [`Game::take_back_turn`] needs to restore the position, or `None`
+    /// where the game cannot (the default), the seat cannot move (it is
+    /// out) or the game is over.
+    fn hand_turn(&mut self, seat: Seat) -> Option<Self::Undo> {
+        let _ = seat;
+        None
+    }
+    /// Restores the position as it was before [`Game::hand_turn`].
+    fn take_back_turn(&mut self, undo: Self::Undo) {
+        let _ = undo;
+    }
     /// Plays a move that [`Game::generate`] produced.
     fn play(&mut self, mv: Self::Move) -> Self::Undo;
     /// Takes back the last move played.

@@ -24,6 +24,8 @@ pub enum Broken {
     MoveUnparsed(String, String),
     ChanceAfterChance(String),
     UndoDiffers(String),
+    /// The seat handed the turn.
+    HandedTurn(Seat),
     /// `count_moves` and the list's length.
     CountMoves(usize, usize),
     /// The depth, the bulk count and the tree walk's.
@@ -65,6 +67,10 @@ impl fmt::Display for Broken {
             Broken::UndoDiffers(m) => {
                 write!(f, "play and undo of {m} does not restore the position")
             }
+            Broken::HandedTurn(seat) => write!(
+                f,
+                "handing the turn to seat {seat} gives it no fresh turn or is not taken back"
+            ),
             Broken::CountMoves(counted, listed) => write!(
                 f,
                 "count_moves says {counted} moves, generate lists {listed}"
@@ -217,6 +223,22 @@ fn check_position<G: Game>(session: &Session<G>) -> Result<(), Broken> {
         child.undo(*mv, undo);
         if child != *position || child.hash() != position.hash() {
             return Err(Broken::UndoDiffers(mv.to_string()));
+        }
+    }
+
+    // A turn handed out of order is that seat's fresh turn and is taken
+    // back exactly; the hash follows the handed position.
+    for &seat in position.seats() {
+        let mut handed = position.clone();
+        if let Some(undo) = handed.hand_turn(seat) {
+            let fresh = handed.side() == seat
+                && (handed.is_chance() || !G::HAS_CHANCE)
+                && G::from_notation(session.rules(), &handed.to_string())
+                    .is_ok_and(|p| p.hash() == handed.hash());
+            handed.take_back_turn(undo);
+            if !fresh || handed != *position || handed.hash() != position.hash() {
+                return Err(Broken::HandedTurn(seat));
+            }
         }
     }
 

@@ -683,6 +683,28 @@ impl Game for Kilkenny {
         undo
     }
 
+    fn hand_turn(&mut self, seat: Seat) -> Option<KcUndo> {
+        if !self.seats.contains(&seat) || self.is_out(seat) || self.outcome().is_some() {
+            return None;
+        }
+        let undo = KcUndo {
+            captured: None,
+            side: self.side,
+            roll: self.roll,
+            clock: self.clock,
+            hash: self.hash,
+        };
+        self.set_roll(None);
+        self.set_side(seat);
+        Some(undo)
+    }
+
+    fn take_back_turn(&mut self, undo: KcUndo) {
+        self.side = undo.side;
+        self.roll = undo.roll;
+        self.hash = undo.hash;
+    }
+
     fn undo(&mut self, mv: KcMove, undo: KcUndo) {
         if let KcMove::Step { from, to } = mv {
             let seat = self.remove(to);
