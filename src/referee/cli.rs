@@ -11,7 +11,7 @@ use crate::config::{
     check_limit, ConfigError, MatchConfig, OpeningsError, PlaySettings, Seating, SprtError,
 };
 use crate::merge;
-use crate::record::{read_file, replay};
+use crate::record::{read_file_past_a_cut, replay};
 use crate::report;
 use crate::spec::{parse_engine, parse_tc, EngineSpec, Limit};
 use crate::stats::Sprt;
@@ -318,8 +318,19 @@ fn merge_files(files: &[PathBuf], sprt: &[String], json: Option<&Path>) -> ExitC
     };
     let mut records = Vec::new();
     for file in files {
-        match read_file(file) {
-            Ok(r) => records.extend(r),
+        match read_file_past_a_cut(file, false) {
+            Ok(read) => {
+                if let Some(cut) = read.cut {
+                    // A shard killed mid-write: that game is not counted,
+                    // and --resume (or --retry) plays it again.
+                    eprintln!(
+                        "referee: {}: line {} was cut short and is left out",
+                        file.display(),
+                        cut.line
+                    );
+                }
+                records.extend(read.records);
+            }
             Err(e) => return fail(e),
         }
     }

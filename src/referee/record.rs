@@ -470,23 +470,73 @@ impl std::str::FromStr for Record {
 /// Reads a record file: every line parsed, or the first bad one with its
 /// line number.
 pub fn read_file(path: &Path) -> Result<Vec<Record>, RecordError> {
+    let read = read_file_past_a_cut(path, false)?;
+    match read.cut {
+        Some(cut) => Err(cut.error),
+        None => Ok(read.records),
+    }
+}
+
+/// A last line that a crash or a full disk cut short: no newline ends it
+/// and it is no record. Everything before it is whole.
+#[derive(Debug)]
+pub struct CutLine {
+    pub line: usize,
+    /// Bytes of the file before the cut line.
+    pub whole_bytes: u64,
+    pub error: RecordError,
+}
+
+/// The records of a file, and its cut last line, if any, left out.
+#[derive(Debug)]
+pub struct Read {
+    pub records: Vec<Record>,
+    pub cut: Option<CutLine>,
+}
+
+/// Reads a record file as [`read_file`] does, but leaves out a last line
+/// cut short (see [`CutLine`]); any other bad line is an error, or with
+/// `skip_bad` is left out too.
+pub fn read_file_past_a_cut(path: &Path, skip_bad: bool) -> Result<Read, RecordError> {
     let text = std::fs::read_to_string(path).map_err(|e| RecordError::Unreadable {
         path: path.to_path_buf(),
         why: e.to_string(),
     })?;
     let mut records = Vec::new();
+    let lines = text.lines().count();
+    let mut offset = 0u64;
     for (n, line) in text.lines().enumerate() {
+        let start = offset;
+        offset += line.len() as u64 + 1;
         if line.trim().is_empty() || line.starts_with('#') {
             continue;
         }
-        let record = line.parse::<Record>().map_err(|e| RecordError::AtLine {
-            path: path.to_path_buf(),
-            line: n + 1,
-            error: Box::new(e),
-        })?;
-        records.push(record);
+        match line.parse::<Record>() {
+            Ok(record) => records.push(record),
+            Err(e) => {
+                let error = RecordError::AtLine {
+                    path: path.to_path_buf(),
+                    line: n + 1,
+                    error: Box::new(e),
+                };
+                if n + 1 == lines && !text.ends_with('\n') {
+                    return Ok(Read {
+                        records,
+                        cut: Some(CutLine {
+                            line: n + 1,
+                            whole_bytes: start,
+                            error,
+                        }),
+                    });
+                }
+                if skip_bad {
+                    continue;
+                }
+                return Err(error);
+            }
+        }
     }
-    Ok(records)
+    Ok(Read { records, cut: None })
 }
 
 /// Why a record file cannot be written.
@@ -542,6 +592,15 @@ impl RecordFile {
             file,
             path: path.to_path_buf(),
         })
+    }
+
+    /// Cuts the file back to its first `bytes` (a cut last line's start),
+    /// under this referee's lock, so that the next record starts a line.
+    pub fn truncate(&mut self, bytes: u64) -> Result<(), RecordFileError> {
+        self.file
+            .set_len(bytes)
+            .and_then(|_| self.file.sync_data())
+            .map_err(|e| RecordFileError::Write(self.path.clone(), e))
     }
 
     /// Appends one record as one write of one line and flushes it to the

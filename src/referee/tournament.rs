@@ -14,7 +14,7 @@ use std::time::{Duration, Instant};
 use super::config::{MatchConfig, Seating};
 use super::game::{play, Ending, Finished, Forfeit, GameSpec, Score};
 use super::process::{EngineProcess, StartError};
-use super::record::{read_file, Record, RecordError, RecordFile, RecordFileError};
+use super::record::{read_file_past_a_cut, Read, Record, RecordError, RecordFile, RecordFileError};
 use super::report;
 use super::schedule::{self, dice_seed, fingerprint, seating, set_start};
 use super::scoreboard::{Grouping, Scoreboard};
@@ -29,6 +29,12 @@ pub enum MatchError {
     RecordFile(RecordFileError),
     /// The record file cannot be read back.
     Records(RecordError),
+    /// Without `--resume`, the record file already holds games of this
+    /// very match: playing it again would add them twice.
+    AlreadyPlayed {
+        path: std::path::PathBuf,
+        games: usize,
+    },
     /// The record file holds a game of another match: its number and
     /// that match's fingerprint.
     OtherMatch {
@@ -45,6 +51,11 @@ impl fmt::Display for MatchError {
             MatchError::Engine { name, why } => write!(f, "engine {name}: {why}"),
             MatchError::RecordFile(e) => write!(f, "record file {e}"),
             MatchError::Records(e) => write!(f, "record file {e}"),
+            MatchError::AlreadyPlayed { path, games } => write!(
+                f,
+                "record file {} already holds {games} game(s) of this match; add --resume to play only the games it lacks, or record to another file",
+                path.display()
+            ),
             MatchError::OtherMatch {
                 path,
                 game,
@@ -124,14 +135,34 @@ pub fn run(
     let fingerprint = fingerprint(config);
     let mut record_file = match &config.record {
         Some(path) => {
-            if config.resume {
-                for record in existing(path, &fingerprint)? {
-                    if !board.has(record.index) {
-                        board.add(&record);
-                    }
+            // Locked first: nothing is read or repaired while another
+            // referee may be writing.
+            let mut file = RecordFile::open(path).map_err(MatchError::RecordFile)?;
+            let read = existing(path, &fingerprint, config.resume)?;
+            if !config.resume && !read.records.is_empty() {
+                return Err(MatchError::AlreadyPlayed {
+                    path: path.to_path_buf(),
+                    games: read.records.len(),
+                });
+            }
+            if let Some(cut) = &read.cut {
+                // A write cut short (a crash, a full disk): that game was
+                // never finished on record and is played again.
+                file.truncate(cut.whole_bytes)
+                    .map_err(MatchError::RecordFile)?;
+                let _ = writeln!(
+                    out,
+                    "Record file {}: line {} was cut short and is removed; its game is played again",
+                    path.display(),
+                    cut.line
+                );
+            }
+            for record in read.records {
+                if !board.has(record.index) {
+                    board.add(&record);
                 }
             }
-            Some(RecordFile::open(path).map_err(MatchError::RecordFile)?)
+            Some(file)
         }
         None => None,
     };
@@ -258,12 +289,25 @@ pub fn run(
 /// The records of this match already in `path` (none if it does not
 /// exist); records of another match are an error, so that results of
 /// different settings are never added up.
-fn existing(path: &std::path::Path, fingerprint: &str) -> Result<Vec<Record>, MatchError> {
-    if !path.exists() {
-        return Ok(Vec::new());
+/// The records of this match in the record file (a cut last line left
+/// out). Resuming, a game of another match is an error; otherwise other
+/// matches' games are left alone and only this match's are returned.
+fn existing(path: &std::path::Path, fingerprint: &str, resume: bool) -> Result<Read, MatchError> {
+    // A device or a pipe (/dev/full, a FIFO) holds no records to read.
+    if !std::fs::metadata(path).is_ok_and(|m| m.is_file()) {
+        return Ok(Read {
+            records: Vec::new(),
+            cut: None,
+        });
     }
-    let records = read_file(path).map_err(MatchError::Records)?;
-    if let Some(other) = records.iter().find(|r| r.fingerprint != fingerprint) {
+    // Without --resume the file is only appended to: its other lines,
+    // whatever they are, are left alone.
+    let mut read = read_file_past_a_cut(path, !resume).map_err(MatchError::Records)?;
+    if !resume {
+        read.records.retain(|r| r.fingerprint == fingerprint);
+        return Ok(read);
+    }
+    if let Some(other) = read.records.iter().find(|r| r.fingerprint != fingerprint) {
         return Err(MatchError::OtherMatch {
             path: path.to_path_buf(),
             game: other.index + 1,
@@ -271,7 +315,7 @@ fn existing(path: &std::path::Path, fingerprint: &str) -> Result<Vec<Record>, Ma
             ours: fingerprint.to_string(),
         });
     }
-    Ok(records)
+    Ok(read)
 }
 
 /// Games with no dice from one start are alike for deterministic engines.

@@ -459,3 +459,67 @@ fn lone_sets_shard_resume_and_merge_to_the_whole_match() {
         "{said}"
     );
 }
+
+#[test]
+fn the_same_match_again_without_resume_is_refused_and_adds_nothing() {
+    let path = temp("again.txt");
+    play(&path, &[]);
+    let before = std::fs::read(&path).unwrap();
+    let out = referee_run(&match_args(&path, &[]));
+    assert_eq!(out.status.code(), Some(2), "{}", text(&out.stdout));
+    assert!(
+        text(&out.stderr).contains("already holds 10 game(s) of this match; add --resume"),
+        "{}",
+        text(&out.stderr)
+    );
+    assert_eq!(
+        std::fs::read(&path).unwrap(),
+        before,
+        "the file is unchanged"
+    );
+    // Another match may share the file, as a log of matches.
+    let mut other = match_args(&path, &[]);
+    let seed = other.iter().position(|a| a == "21").unwrap();
+    other[seed] = "22".into();
+    let out = referee_run(&other);
+    assert!(out.status.success(), "{}", text(&out.stderr));
+    assert_eq!(records(&[&path]).len(), 20);
+}
+
+/// A full disk or a kill mid-write leaves a last line without its end:
+/// `merge` leaves it out with a warning, and `--resume` removes it and
+/// plays that game again, to the whole match.
+#[test]
+fn a_cut_last_line_is_left_out_by_merge_and_replayed_by_resume() {
+    let (whole, _) = whole();
+    let path = temp("cut.txt");
+    play(&path, &[]);
+    let text_before = std::fs::read_to_string(&path).unwrap();
+    let last_start = text_before.trim_end().rfind('\n').unwrap() + 1;
+    let cut = &text_before[..last_start + (text_before.len() - last_start) / 2];
+    std::fs::write(&path, cut).unwrap();
+    let json = temp("cut.json");
+    let out = Command::new(referee())
+        .args([
+            "merge",
+            path.to_str().unwrap(),
+            "--json",
+            json.to_str().unwrap(),
+        ])
+        .output()
+        .unwrap();
+    assert!(out.status.success(), "{}", text(&out.stderr));
+    assert!(
+        text(&out.stderr).contains("line 10 was cut short and is left out"),
+        "{}",
+        text(&out.stderr)
+    );
+    let out = referee_run(&match_args(&path, &["--resume"]));
+    assert!(out.status.success(), "{}", text(&out.stderr));
+    assert!(
+        text(&out.stdout).contains("line 10 was cut short and is removed"),
+        "{}",
+        text(&out.stdout)
+    );
+    assert_eq!(games(&records(&[&path])), games(whole));
+}
