@@ -201,15 +201,35 @@ pub fn main(games: &'static [GameEntry]) -> ExitCode {
         Some(Sub::Replay { files }) => replay_files(files, games),
         Some(Sub::Merge { files, sprt, json }) => merge_files(files, sprt, json.as_deref()),
         None => match config(&cli, &engine_groups(&matches), games) {
-            Ok(config) => play_match(&config),
+            Ok(config) => play_match(&config, engine_groups(&matches).is_empty()),
             Err(message) => fail(message),
         },
     }
 }
 
-fn play_match(config: &MatchConfig) -> ExitCode {
+/// Seed of the demo's dice and openings, so that it shows the same games
+/// every time (`--seed` still chooses others).
+const DEMO_SEED: u64 = 2026;
+
+fn play_match(config: &MatchConfig, demo: bool) -> ExitCode {
     let interrupted = signals::stop_on_termination();
     let mut out = std::io::stdout();
+    if demo && !config.quiet {
+        let entry = config.play.entry;
+        let seats: Vec<String> = entry
+            .seat_letters
+            .iter()
+            .zip(entry.seat_names)
+            .map(|(letter, name)| format!("{letter} = {name}"))
+            .collect();
+        let _ = writeln!(
+            out,
+            "Demo match: the bundled engine at full strength (full) against its greedy setting (greedy, Skill 1), seed {}.\n\
+             Seats are written by letter ({}); each opening is played twice with the seats swapped (a pair).\n",
+            config.play.seed,
+            seats.join(", ")
+        );
+    }
     let outcome = match run(config, &mut out, interrupted) {
         Ok(outcome) => outcome,
         Err(e) => return fail(e),
@@ -217,7 +237,7 @@ fn play_match(config: &MatchConfig) -> ExitCode {
     if config.dry_run {
         return ExitCode::SUCCESS;
     }
-    report::summary(&outcome.board, &mut out);
+    report::summary(&outcome.board, !config.quiet, &mut out);
     if outcome.engine_moves > 0 && !config.quiet {
         // Output nobody reads (a closed pipe) never stops the match, its
         // records or its JSON.
@@ -226,6 +246,14 @@ fn play_match(config: &MatchConfig) -> ExitCode {
             "Referee overhead: {:.3} ms per move ({} moves)",
             outcome.referee_ms / outcome.engine_moves as f64,
             outcome.engine_moves
+        );
+    }
+    if demo && !config.quiet {
+        let _ = writeln!(
+            out,
+            "\nPtnml(0-2) counts the pairs by the first engine's points in them: 0, 1/2, 1, 3/2, 2.\n\
+             Next: your own match, `referee --engine <cmd> --engine <cmd> --game <id> --rounds 50` \
+             (`referee --help`), the tests (`cargo test --release`), or the README."
         );
     }
     if let Some(path) = &config.json {
@@ -443,6 +471,7 @@ fn config(
     } else {
         Limit::MoveTime(20)
     };
+    check_limit(&limit).map_err(ConfigError::Limit)?;
     let games = match (cli.games, cli.rounds) {
         (Some(g), _) => g,
         (None, Some(r)) => r.checked_mul(2).ok_or(ConfigError::RoundsTooLarge)?,
@@ -475,7 +504,8 @@ fn config(
     if shard.is_some() && sprt.is_some() {
         return Err(ConfigError::SprtWithShard);
     }
-    let seed = cli.seed.unwrap_or_else(|| {
+    let demo = engine_args.is_empty();
+    let seed = cli.seed.or(demo.then_some(DEMO_SEED)).unwrap_or_else(|| {
         std::time::SystemTime::now()
             .duration_since(std::time::UNIX_EPOCH)
             .map_or(1, |d| d.as_nanos() as u64 & 0xFFFF_FFFF)

@@ -152,11 +152,24 @@ pub enum LimitError {
     DepthZero,
     NodesZero,
     BaseTimeZero,
+    /// A time over [`MAX_LIMIT_MS`]: no game waits that long for a move,
+    /// and deadlines must not overflow.
+    TooLong(u64),
 }
+
+/// The longest time a limit may give a move or a clock: one week.
+pub const MAX_LIMIT_MS: u64 = 7 * 24 * 3600 * 1000;
 
 impl fmt::Display for LimitError {
     fn fmt(&self, f: &mut fmt::Formatter) -> fmt::Result {
+        if let LimitError::TooLong(ms) = self {
+            return write!(
+                f,
+                "{ms} ms is over the longest time a move or a clock may have, {MAX_LIMIT_MS} ms (a week)"
+            );
+        }
         f.write_str(match self {
+            LimitError::TooLong(_) => unreachable!("written above"),
             LimitError::MoveTimeZero => "a move time must be at least 1 ms",
             LimitError::DepthZero => "a depth must be at least 1",
             LimitError::NodesZero => "a node count must be at least 1",
@@ -172,6 +185,10 @@ pub fn check_limit(limit: &Limit) -> Result<(), LimitError> {
         Limit::Depth(0) => Err(LimitError::DepthZero),
         Limit::Nodes(0) => Err(LimitError::NodesZero),
         Limit::Clock { base_ms: 0, .. } => Err(LimitError::BaseTimeZero),
+        Limit::MoveTime(ms) if ms > MAX_LIMIT_MS => Err(LimitError::TooLong(ms)),
+        Limit::Clock { base_ms, inc_ms } if base_ms.max(inc_ms) > MAX_LIMIT_MS => {
+            Err(LimitError::TooLong(base_ms.max(inc_ms)))
+        }
         _ => Ok(()),
     }
 }
@@ -280,6 +297,8 @@ pub enum ConfigError {
     SameNames(String),
     BadName(String),
     /// An engine's own limit.
+    /// The match's own limit (--movetime, --tc) is out of range.
+    Limit(LimitError),
     EngineLimit {
         engine: String,
         error: LimitError,
@@ -323,6 +342,7 @@ impl fmt::Display for ConfigError {
                 "engine name '{name}' may not be '-' or contain blanks, ',', ':' or '='"
             ),
             ConfigError::EngineLimit { engine, error } => write!(f, "engine {engine}: {error}"),
+            ConfigError::Limit(error) => write!(f, "the match's limit: {error}"),
             ConfigError::NoGame => f.write_str("--game needs a game id"),
             ConfigError::Game(e) => e.fmt(f),
             ConfigError::Ruleset { game, error } => write!(f, "--game {game}: {error}"),

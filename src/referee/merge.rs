@@ -172,7 +172,7 @@ pub fn print(merged: &Merged, out: &mut dyn Write) {
             }
         );
     }
-    report::summary(&merged.board, out);
+    report::summary(&merged.board, true, out);
 }
 
 /// The results as JSON: the first engine's counts, pair counts, each

@@ -224,8 +224,12 @@ pub fn block(board: &Scoreboard, out: &mut dyn Write) {
 
 /// The end of a match (or of a merge): the block, then each engine by
 /// seat, how games ended, forfeits, and warnings.
-pub fn summary(board: &Scoreboard, out: &mut dyn Write) {
-    let _ = writeln!(out);
+/// The final summary; `separated` puts a blank line before it, after
+/// progress lines (`--quiet` output starts with the summary itself).
+pub fn summary(board: &Scoreboard, separated: bool, out: &mut dyn Write) {
+    if separated {
+        let _ = writeln!(out);
+    }
     let _ = writeln!(out, "{}", score_line(&board.tally, &board.engines));
     block(board, out);
     for ((e, seats), t) in &board.per_seat {

@@ -250,7 +250,12 @@ pub fn run(
             let decided = board.add(&record);
             if !config.quiet {
                 report::game_line(&record, config.games, &board, out);
-                if config.rating_interval > 0 && finished_here % config.rating_interval == 0 {
+                // The last game's block would only repeat the summary.
+                let last = finished_here == to_play;
+                if config.rating_interval > 0
+                    && finished_here % config.rating_interval == 0
+                    && !last
+                {
                     report::block(&board, out);
                 }
             }

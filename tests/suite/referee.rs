@@ -584,6 +584,16 @@ fn bad_input_exits_with_code_2_before_any_game() {
             "--tc",
             "soon",
         ],
+        // Times past a week would overflow deadlines and forfeit every game.
+        vec!["--movetime", "18446744073709551615"],
+        vec!["--tc", "1+999999999"],
+        vec![
+            "--engine",
+            engine(),
+            "movetime=999999999999",
+            "--engine",
+            engine(),
+        ],
         vec![
             "--engine",
             engine(),
@@ -632,13 +642,25 @@ fn bad_input_exits_with_code_2_before_any_game() {
 
 #[test]
 fn demo_runs_with_no_arguments() {
-    let out = run(&["--games", "2"]);
+    let out = run(&[]);
     assert!(
         out.status.success(),
         "{}",
         String::from_utf8_lossy(&out.stderr)
     );
-    assert!(stdout(&out).contains("Score of full vs greedy"));
+    let text = stdout(&out);
+    assert!(text.contains("Score of full vs greedy"));
+    // It says what it is, with a seed that does not change run to run,
+    // what the letters and Ptnml mean, and what to run next.
+    assert!(text.starts_with("Demo match: "), "{text}");
+    assert!(text.contains("seed 2026"), "{text}");
+    assert!(text.contains("r = Round, a = Angular"), "{text}");
+    assert!(text.contains("Ptnml(0-2) counts the pairs"), "{text}");
+    assert!(text.contains("Next: "), "{text}");
+    // The Elo block is printed once, in the summary.
+    assert_eq!(text.matches("Elo difference").count(), 1, "{text}");
+    let quiet = stdout(&run(&["--games", "2", "--quiet"]));
+    assert!(quiet.starts_with("Score of full vs greedy"), "{quiet:?}");
 }
 
 #[test]
