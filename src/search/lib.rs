@@ -210,7 +210,8 @@ impl Default for Settings {
             skill: skill::FULL_STRENGTH,
             seed: 0,
             solver: true,
-            multi_seat: MultiSeat::Paranoid,
+            // Measured best at 3 and 4 seats (tools/multiseat-study.md).
+            multi_seat: MultiSeat::BestReply,
         }
     }
 }
