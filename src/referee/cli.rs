@@ -21,7 +21,8 @@ use menagerie_os::signals::{self, EXIT_INTERRUPTED};
 use menagerie_rules::catalogue::{self, GameEntry, GameError};
 
 const EXAMPLES: &str = "\
-Examples:
+Examples (from a clone: cargo build --release, then run them in target/release, where
+./menagerie is the engine and ./referee this program):
   referee
       a short demo: the bundled engine at full strength against its greedy
       setting (Skill 1), 10 games of safari-dual at 20 ms per move
