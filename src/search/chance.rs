@@ -16,8 +16,8 @@ use super::tt::{Bound, Entry};
 use std::sync::atomic::AtomicBool;
 
 use super::{
-    lazy_smp, Budget, Limits, MultiSeat, Reporter, Score, SearchResult, Settings, Shared, Watch,
-    MAX_PLY,
+    greedy_move, lazy_smp, nothing_to_choose, Budget, Limits, MultiSeat, Reporter, Score,
+    SearchResult, Settings, Shared, Watch, MAX_PLY,
 };
 use menagerie_rules::game::session::Session;
 use menagerie_rules::game::{Game, Outcome, Seat, MAX_SEATS};
@@ -45,14 +45,8 @@ pub fn search<G: Game>(
     settings: &Settings,
     reporter: &mut dyn Reporter,
 ) -> SearchResult {
-    let mut root_moves = Vec::new();
-    session.legal(&mut root_moves);
-    if root_moves.is_empty() || session.position().is_chance() {
-        return SearchResult {
-            best: None,
-            score: Score::Cp(0),
-            nodes: 0,
-        };
+    if nothing_to_choose(session) {
+        return SearchResult::none();
     }
     let method = if session.position().seats().len() > 2 {
         settings.multi_seat
@@ -529,18 +523,7 @@ impl<'a, G: Game> Worker<'a, G> {
                 let mut rng = Rng::new(self.position.hash() ^ GREEDY_ROLL_SALT);
                 self.position.sample_chance(&mut rng, &mut moves)
             } else {
-                moves.clear();
-                self.position.generate(&mut moves);
-                let mut best: Option<(i32, G::Move)> = None;
-                for &mv in moves.iter() {
-                    let undo = self.position.play(mv);
-                    let v = self.position.evaluate_for(seat);
-                    self.position.undo(mv, undo);
-                    if best.map_or(true, |(b, _)| v > b) {
-                        best = Some((v, mv));
-                    }
-                }
-                best.map(|(_, mv)| mv)
+                greedy_move(&mut self.position, &mut moves)
             };
             self.greedy_moves = moves;
             let Some(mv) = chosen else { return false };

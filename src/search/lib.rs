@@ -107,6 +107,42 @@ pub struct SearchResult {
     pub nodes: u64,
 }
 
+impl SearchResult {
+    /// No move: nothing to choose at the root.
+    pub fn none() -> SearchResult {
+        SearchResult {
+            best: None,
+            score: Score::Cp(0),
+            nodes: 0,
+        }
+    }
+}
+
+/// Whether a search has nothing to choose: no legal move, or a roll to come.
+fn nothing_to_choose<G: Game>(session: &Session<G>) -> bool {
+    let mut moves = Vec::new();
+    session.legal(&mut moves);
+    moves.is_empty() || session.position().is_chance()
+}
+
+/// The greedy player's move: the one best for the mover's own evaluation
+/// (the first of equals), as BRS+ and MCTS playouts play the other seats.
+fn greedy_move<G: Game>(position: &mut G, moves: &mut Vec<G::Move>) -> Option<G::Move> {
+    let seat = position.side();
+    moves.clear();
+    position.generate(moves);
+    let mut best: Option<(i32, G::Move)> = None;
+    for &mv in moves.iter() {
+        let undo = position.play(mv);
+        let v = position.evaluate_for(seat);
+        position.undo(mv, undo);
+        if best.map_or(true, |(b, _)| v > b) {
+            best = Some((v, mv));
+        }
+    }
+    best.map(|(_, mv)| mv)
+}
+
 /// State that outlives one search: the table and the stop signal.
 pub struct Shared {
     pub tt: tt::Table,

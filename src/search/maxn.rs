@@ -12,7 +12,8 @@ use std::sync::atomic::AtomicBool;
 
 use super::deepening::{self, Deepening};
 use super::{
-    lazy_smp, Budget, Limits, Reporter, Score, SearchResult, Settings, Shared, Watch, MAX_PLY,
+    lazy_smp, nothing_to_choose, Budget, Limits, Reporter, Score, SearchResult, Settings, Shared,
+    Watch, MAX_PLY,
 };
 use menagerie_rules::game::session::Session;
 use menagerie_rules::game::{Game, Outcome, Seat, MAX_SEATS};
@@ -34,14 +35,8 @@ pub fn search<G: Game>(
     settings: &Settings,
     reporter: &mut dyn Reporter,
 ) -> SearchResult {
-    let mut root_moves = Vec::new();
-    session.legal(&mut root_moves);
-    if root_moves.is_empty() || session.position().is_chance() {
-        return SearchResult {
-            best: None,
-            score: Score::Cp(0),
-            nodes: 0,
-        };
+    if nothing_to_choose(session) {
+        return SearchResult::none();
     }
     lazy_smp(limits, shared, settings, reporter, |budget, reporter| {
         deepening::iterate(&mut Worker::new(session, budget), reporter)

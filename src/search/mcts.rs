@@ -11,7 +11,10 @@
 //! Nodes counted: every node walked and every ply of a playout. The move
 //! played is the root child visited most.
 
-use super::{lazy_smp, Budget, Info, Limits, Reporter, Score, SearchResult, Settings, Shared};
+use super::{
+    greedy_move, lazy_smp, nothing_to_choose, Budget, Info, Limits, Reporter, Score, SearchResult,
+    Settings, Shared,
+};
 use menagerie_rules::game::session::Session;
 use menagerie_rules::game::{Game, Outcome, Seat, MAX_SEATS};
 use menagerie_rules::rng::Rng;
@@ -43,24 +46,14 @@ pub fn search<G: Game>(
     settings: &Settings,
     reporter: &mut dyn Reporter,
 ) -> SearchResult {
-    let mut root_moves = Vec::new();
-    session.legal(&mut root_moves);
-    if root_moves.is_empty() || session.position().is_chance() {
-        return SearchResult {
-            best: None,
-            score: Score::Cp(0),
-            nodes: 0,
-        };
+    if nothing_to_choose(session) {
+        return SearchResult::none();
     }
     lazy_smp(limits, shared, settings, reporter, |budget, reporter| {
         // One tree: the helper threads of Lazy SMP have nothing to share.
         match reporter {
             Some(reporter) => Tree::new(session, budget, settings.seed).run(reporter),
-            None => SearchResult {
-                best: None,
-                score: Score::Cp(0),
-                nodes: 0,
-            },
+            None => SearchResult::none(),
         }
     })
 }
@@ -316,7 +309,7 @@ impl<'a, G: Game> Tree<'a, G> {
             let mv = if position.is_chance() {
                 position.sample_chance(&mut self.rng, &mut self.scratch)
             } else {
-                greedy(position, &mut self.scratch)
+                greedy_move(position, &mut self.scratch)
             };
             match mv {
                 Some(mv) => {
@@ -332,21 +325,4 @@ impl<'a, G: Game> Tree<'a, G> {
         }
         rewards
     }
-}
-
-/// The move best for the mover's own evaluation (the first of equals).
-fn greedy<G: Game>(position: &mut G, moves: &mut Vec<G::Move>) -> Option<G::Move> {
-    let seat = position.side();
-    moves.clear();
-    position.generate(moves);
-    let mut best: Option<(i32, G::Move)> = None;
-    for &mv in moves.iter() {
-        let undo = position.play(mv);
-        let v = position.evaluate_for(seat);
-        position.undo(mv, undo);
-        if best.map_or(true, |(b, _)| v > b) {
-            best = Some((v, mv));
-        }
-    }
-    best.map(|(_, mv)| mv)
 }
