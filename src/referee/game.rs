@@ -101,6 +101,16 @@ impl Forfeit {
         }
     }
 
+    /// Whether the signal that stops the referee could have caused it,
+    /// when it reached an engine first: the process died, or its output
+    /// was cut.
+    pub fn may_be_a_signal(&self) -> bool {
+        matches!(
+            self,
+            Forfeit::Crash(_) | Forfeit::NoStart(_) | Forfeit::Garbage(_) | Forfeit::Stall
+        )
+    }
+
     /// Whether the process must be killed and started again.
     pub fn needs_restart(&self) -> bool {
         !matches!(self, Forfeit::IllegalMove(_) | Forfeit::TimeLoss(_))

@@ -179,7 +179,24 @@ pub fn run(
     // The first worker's engines start here: a match whose engines do not
     // start, or refuse an option, stops before any game (each is started
     // once; these play the first games).
-    let first = [start_engine(config, 0)?, start_engine(config, 1)?];
+    let first = match (start_engine(config, 0), start_engine(config, 1)) {
+        (Ok(a), Ok(b)) => [a, b],
+        (Err(why), _) | (_, Err(why)) => {
+            // Killed by the signal that is stopping the referee (a
+            // scheduler signals every process of a job): not the engine's
+            // fault, and nothing was played.
+            if being_stopped(interrupt) {
+                return Ok(MatchOutcome {
+                    fingerprint,
+                    board,
+                    finish: Finish::Interrupted,
+                    referee_ms: 0.0,
+                    engine_moves: 0,
+                });
+            }
+            return Err(why);
+        }
+    };
     if config.dry_run {
         let _ = writeln!(
             out,
@@ -233,6 +250,12 @@ pub fn run(
             };
             // The worker waits for this until the result is counted.
             let _counted = Counted(done.counted.clone());
+            if interrupt.load(Ordering::Relaxed) && matches!(finish, Finish::Completed) {
+                // Finished while the referee is being stopped: it may have
+                // been cut by the same signal; --resume plays it again.
+                finish = Finish::Interrupted;
+                stop.store(true, Ordering::Relaxed);
+            }
             if !matches!(finish, Finish::Completed | Finish::Decided) {
                 continue;
             }
@@ -360,6 +383,28 @@ fn start_engine(config: &MatchConfig, e: usize) -> Result<EngineProcess, MatchEr
     Ok(process)
 }
 
+/// How long after an engine's death a signal to the referee may still
+/// arrive when both come from one source: a scheduler cancelling a job
+/// signals all of its processes in one sweep, a terminal its foreground
+/// group, in whatever order the processes then run.
+const SHUTDOWN_GRACE: Duration = Duration::from_millis(500);
+
+/// Whether the referee is being stopped, or is told to stop within
+/// [`SHUTDOWN_GRACE`]: asked when an engine died or failed, before that
+/// counts against it.
+fn being_stopped(interrupt: &AtomicBool) -> bool {
+    let deadline = Instant::now() + SHUTDOWN_GRACE;
+    loop {
+        if interrupt.load(Ordering::Relaxed) {
+            return true;
+        }
+        if Instant::now() >= deadline {
+            return false;
+        }
+        std::thread::sleep(Duration::from_millis(5));
+    }
+}
+
 fn worker(
     config: &MatchConfig,
     engines: &mut [Option<EngineProcess>; 2],
@@ -385,6 +430,11 @@ fn worker(
         else {
             return;
         };
+        if let Ending::Forfeit { forfeit, .. } = &finished.ending {
+            if forfeit.may_be_a_signal() && being_stopped(interrupt) {
+                return;
+            }
+        }
         let done = Done {
             counted: counted.clone(),
             index,

@@ -6,6 +6,7 @@ mod common;
 
 mod awithlaknannai;
 mod bench;
+mod cancels;
 mod chance_search;
 mod contract;
 mod fuzz;
