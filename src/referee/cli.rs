@@ -8,7 +8,8 @@ use std::process::ExitCode;
 use std::time::Duration;
 
 use crate::config::{
-    check_limit, ConfigError, MatchConfig, OpeningsError, PlaySettings, Seating, SprtError,
+    check_limit, program_checksum, ConfigError, MatchConfig, OpeningsError, PlaySettings, Seating,
+    SprtError,
 };
 use crate::merge;
 use crate::record::{read_file_past_a_cut, replay};
@@ -511,6 +512,10 @@ fn config(
             .duration_since(std::time::UNIX_EPOCH)
             .map_or(1, |d| d.as_nanos() as u64 & 0xFFFF_FFFF)
     });
+    let programs = [
+        program_checksum(&engines[0].command),
+        program_checksum(&engines[1].command),
+    ];
     Ok(MatchConfig {
         play: PlaySettings {
             entry,
@@ -523,6 +528,7 @@ fn config(
             max_plies: cli.max_plies,
             margin_ms: cli.time_margin,
             seating: Seating::from_word(&cli.seating).expect("clap checked the word"),
+            programs,
         },
         games,
         concurrency: cli.concurrency as usize,

@@ -69,6 +69,10 @@ pub struct PlaySettings {
     /// Time over its limit forgiven before a time loss.
     pub margin_ms: u64,
     pub seating: Seating,
+    /// A checksum of each engine's program file ([`program_checksum`]):
+    /// an engine rebuilt between the waves or shards of a match makes
+    /// another match.
+    pub programs: [u64; 2],
 }
 
 impl PlaySettings {
@@ -97,6 +101,7 @@ impl PlaySettings {
             max_plies,
             margin_ms,
             seating,
+            programs,
         } = self;
         let mut text = format!(
             "{} {} | limit {limit} | openings {} | random {random_openings} | seed {seed} | max-plies {max_plies:?} | margin {margin_ms}",
@@ -109,13 +114,36 @@ impl PlaySettings {
         if *seating != Seating::Alternate {
             text.push_str(&format!(" | seating {seating}"));
         }
-        for engine in engines {
+        for (engine, program) in engines.iter().zip(programs) {
             text.push_str(&format!(
-                " | engine {} {:?} {:?} {:?}",
+                " | engine {} {:?} {:?} {:?} program {program:016x}",
                 engine.name, engine.command, engine.options, engine.limit
             ));
         }
         format!("{:016x}", super::record::checksum(&text))
+    }
+}
+
+/// A checksum of the file an engine command runs: its first word, as a
+/// path if it holds a `/`, else looked up in `PATH` as the shell does. 0
+/// when there is no such file (the engine then fails to start anyway). A
+/// wrapper script is checksummed, not what it runs.
+pub fn program_checksum(command: &[String]) -> u64 {
+    let Some(program) = command.first() else {
+        return 0;
+    };
+    let file = if program.contains('/') {
+        Some(PathBuf::from(program))
+    } else {
+        std::env::var_os("PATH").and_then(|path| {
+            std::env::split_paths(&path)
+                .map(|dir| dir.join(program))
+                .find(|candidate| candidate.is_file())
+        })
+    };
+    match file.and_then(|f| std::fs::read(f).ok()) {
+        Some(bytes) => super::record::checksum_bytes(&bytes),
+        None => 0,
     }
 }
 

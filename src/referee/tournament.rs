@@ -63,7 +63,7 @@ impl fmt::Display for MatchError {
                 ours,
             } => write!(
                 f,
-                "record file {} holds game {game} of another match (settings {theirs}, this match {ours}); resume with the same settings and --seed",
+                "record file {} holds game {game} of another match (settings {theirs}, this match {ours}); resume with the same settings, --seed and engine programs (an engine rebuilt since makes a new match: record it to another file)",
                 path.display()
             ),
         }

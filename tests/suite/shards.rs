@@ -523,3 +523,36 @@ fn a_cut_last_line_is_left_out_by_merge_and_replayed_by_resume() {
     );
     assert_eq!(games(&records(&[&path])), games(whole));
 }
+
+#[test]
+fn an_engine_rebuilt_between_waves_makes_another_match() {
+    // The engine as a file of its own, to be "rebuilt".
+    let program = temp("rebuilt-menagerie");
+    std::fs::copy(engine(), &program).unwrap();
+    let record = temp("rebuilt.txt");
+    let with_program = |extra: &[&str]| {
+        let mut args = match_args(&record, extra);
+        let first = args.iter().position(|s| s == engine()).unwrap();
+        args[first] = program.to_string_lossy().into_owned();
+        args
+    };
+    let out = referee_run(&with_program(&["--shard", "1/2"]));
+    assert!(out.status.success(), "{}", text(&out.stderr));
+    let before = std::fs::read_to_string(&record).unwrap();
+    // The same program resumes (and, finished, plays nothing).
+    let out = referee_run(&with_program(&["--shard", "1/2", "--resume"]));
+    assert!(out.status.success(), "{}", text(&out.stderr));
+    // One byte more in the program: another match, refused with advice.
+    let mut bytes = std::fs::read(&program).unwrap();
+    bytes.push(0);
+    std::fs::write(&program, bytes).unwrap();
+    let out = referee_run(&with_program(&["--shard", "1/2", "--resume"]));
+    assert_eq!(out.status.code(), Some(2), "{}", text(&out.stderr));
+    assert!(
+        text(&out.stderr).contains("another match")
+            && text(&out.stderr).contains("engine programs"),
+        "{}",
+        text(&out.stderr)
+    );
+    assert_eq!(std::fs::read_to_string(&record).unwrap(), before);
+}
