@@ -3,7 +3,7 @@
 //! in its faulty modes fails the way engines fail in the field once it has
 //! been asked for `--after` moves.
 //!
-//!     fake_engine [--mode MODE] [--after N] [--seed S] [--ms MS] [--pids FILE]
+//!     fake_engine [--mode MODE] [--after N] [--seed S] [--ms MS] [--lines N] [--pids FILE]
 //!
 //! `--pids FILE` appends the engine's process id to FILE (and, in
 //! `grandchild` mode, its helper's), so that a test can check that none
@@ -20,6 +20,9 @@
 //! - `grandchild`: starts a helper that holds its output open, then crashes.
 //! - `slowstart`: waits `--ms` before answering `uci`.
 //! - `think`: takes `--ms` per move, answering `isready` meanwhile.
+//! - `chatty`: takes `--ms` per move, then prints `--lines` `info` lines
+//!   in one burst and its move (an engine reporting every root move at
+//!   every depth).
 //! - `reject`: refuses every `position` with an error line, then answers
 //!   `go` with `bestmove (none)`.
 
@@ -53,6 +56,7 @@ fn main() {
     let mut after: u32 = value("--after").and_then(|v| v.parse().ok()).unwrap_or(0);
     let seed: u64 = value("--seed").and_then(|v| v.parse().ok()).unwrap_or(1);
     let ms: u64 = value("--ms").and_then(|v| v.parse().ok()).unwrap_or(0);
+    let lines: u32 = value("--lines").and_then(|v| v.parse().ok()).unwrap_or(0);
     let out: Out = Arc::new(Mutex::new(std::io::stdout()));
 
     if mode == "slowstart" {
@@ -156,6 +160,17 @@ fn main() {
                             say(&out, &Reply::Remark("flooding ".repeat(20)));
                         });
                         after = u32::MAX;
+                    }
+                    "chatty" => {
+                        std::thread::sleep(Duration::from_millis(ms));
+                        let mut text = String::new();
+                        for i in 0..lines {
+                            text.push_str(&format!("info depth {} nodes {i} pv\n", i % 60 + 1));
+                        }
+                        text.push_str(&format!("{}\n", random_move(session.as_ref(), seed, asked)));
+                        let mut out = out.lock().unwrap();
+                        let _ = out.write_all(text.as_bytes());
+                        let _ = out.flush();
                     }
                     "think" => {
                         let reply = random_move(session.as_ref(), seed, asked);

@@ -35,7 +35,8 @@ pub enum Forfeit {
     Stall,
     /// A line that is not part of the protocol.
     Garbage(String),
-    /// More output than the referee reads.
+    /// Output without end: faster than the referee's rate, or more unread
+    /// bytes than it keeps.
     Flood,
     /// The engine could not be started for the game.
     NoStart(String),
@@ -126,7 +127,7 @@ impl fmt::Display for Forfeit {
             Forfeit::Crash(how) => write!(f, "crash (the engine {how})"),
             Forfeit::Stall => f.write_str("stall (no answer to isready)"),
             Forfeit::Garbage(line) => write!(f, "garbage output {line}"),
-            Forfeit::Flood => f.write_str("flood (more output than is read)"),
+            Forfeit::Flood => f.write_str("flood (output faster or larger than the referee keeps)"),
             Forfeit::NoStart(why) => write!(f, "no start ({why})"),
         }
     }

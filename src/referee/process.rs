@@ -5,10 +5,13 @@
 //! - The group: an engine that starts helpers (a shell script, a JVM
 //!   launcher) is killed with all of them, and its crash is seen when its
 //!   own process exits, even if a helper still holds its output open.
-//! - The buffer: at most [`MAX_PENDING`] unread lines of at most
-//!   [`MAX_LINE`] bytes; an engine that writes more while nobody reads is
-//!   flooding, which the game loop forfeits, and the referee's memory stays
-//!   bounded.
+//! - The buffer: every line is read as soon as it is written (an engine
+//!   never blocks on its output), kept until the game loop wants it. An
+//!   engine floods, and the game loop forfeits it, when it writes faster
+//!   than [`FLOOD_RATE`] lines a second beyond a burst of [`FLOOD_BURST`]
+//!   lines, or leaves more than [`MAX_UNREAD_BYTES`] unread: a burst of
+//!   thousands of `info` lines on a move is fine, output without end is
+//!   not, and the referee's memory stays bounded either way.
 //! - On Linux the engine also dies when the thread that started it does
 //!   (`PR_SET_PDEATHSIG`), so a killed referee leaves no engine behind.
 //!
@@ -17,8 +20,8 @@
 use std::fmt;
 use std::io::{BufReader, Read, Write};
 use std::process::{ChildStdin, ExitStatus};
-use std::sync::atomic::{AtomicBool, Ordering};
-use std::sync::mpsc::{sync_channel, Receiver, RecvTimeoutError, SyncSender, TrySendError};
+use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
+use std::sync::mpsc::{channel, Receiver, RecvTimeoutError, Sender};
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 
@@ -27,8 +30,13 @@ use menagerie_os::lines::BoundedLines;
 use menagerie_wire::command::Command as ProtocolCommand;
 use menagerie_wire::reply::{OptionLine, Reply};
 
-/// Unread lines kept per engine; more is flooding.
-pub const MAX_PENDING: usize = 1024;
+/// Lines an engine may write at once, beyond [`FLOOD_RATE`].
+pub const FLOOD_BURST: f64 = 100_000.0;
+/// Lines a second an engine may write for ever (engines print a few to a
+/// few hundred; an engine writing without end, thousands of times more).
+pub const FLOOD_RATE: f64 = 20_000.0;
+/// Bytes of unread lines kept per engine; more is flooding.
+pub const MAX_UNREAD_BYTES: usize = 16 << 20;
 /// Longest line kept; a longer one is garbage.
 pub const MAX_LINE: usize = 16 * 1024;
 /// How often a wait looks whether the process is still alive.
@@ -40,7 +48,8 @@ pub enum Heard {
     Reply(Reply),
     /// Bytes that are not UTF-8, or a line over [`MAX_LINE`].
     Garbled(String),
-    /// The engine wrote more than [`MAX_PENDING`] lines nobody read.
+    /// The engine wrote faster than [`FLOOD_RATE`] beyond [`FLOOD_BURST`],
+    /// or more than [`MAX_UNREAD_BYTES`] nobody read.
     Flood,
     /// The engine's own process has ended (its output may still be open).
     Exited(String),
@@ -135,11 +144,28 @@ enum Raw {
     Garbled(String),
 }
 
+impl Raw {
+    /// Its share of [`MAX_UNREAD_BYTES`].
+    fn size(&self) -> usize {
+        match self {
+            Raw::Line(text) | Raw::Garbled(text) => text.len() + 1,
+        }
+    }
+}
+
+/// What the reader thread and the game loop share about unread lines.
+#[derive(Default)]
+struct Backlog {
+    bytes: AtomicUsize,
+    /// Set by the reader when the engine floods; it then stops reading.
+    overflow: AtomicBool,
+}
+
 pub struct EngineProcess {
     group: Group,
     stdin: ChildStdin,
     lines: Receiver<Raw>,
-    overflow: Arc<AtomicBool>,
+    backlog: Arc<Backlog>,
     exited: Option<String>,
     pub name: String,
     /// The options the engine listed in its handshake.
@@ -161,15 +187,15 @@ impl EngineProcess {
         let mut group = Group::spawn(command).map_err(StartError::Spawn)?;
         let stdin = group.take_stdin().expect("stdin is piped");
         let stdout = group.take_stdout().expect("stdout is piped");
-        let (sender, lines) = sync_channel(MAX_PENDING);
-        let overflow = Arc::new(AtomicBool::new(false));
-        let flag = Arc::clone(&overflow);
-        std::thread::spawn(move || read_lines(stdout, &sender, &flag));
+        let (sender, lines) = channel();
+        let backlog = Arc::new(Backlog::default());
+        let shared = Arc::clone(&backlog);
+        std::thread::spawn(move || read_lines(stdout, &sender, &shared));
         let mut engine = EngineProcess {
             group,
             stdin,
             lines,
-            overflow,
+            backlog,
             exited: None,
             name: name.to_string(),
             options: Vec::new(),
@@ -268,7 +294,7 @@ impl EngineProcess {
                     return self.ended();
                 }
             }
-            if self.overflow.load(Ordering::Relaxed) {
+            if self.backlog.overflow.load(Ordering::Relaxed) {
                 return Heard::Flood;
             }
             if let Some(status) = self.exit_status() {
@@ -291,7 +317,7 @@ impl EngineProcess {
     /// Nothing more will be read: the reader stopped on a flood, or the
     /// output closed.
     fn ended(&mut self) -> Heard {
-        if self.overflow.load(Ordering::Relaxed) {
+        if self.backlog.overflow.load(Ordering::Relaxed) {
             Heard::Flood
         } else {
             Heard::Exited(self.wait_exit())
@@ -299,6 +325,7 @@ impl EngineProcess {
     }
 
     fn heard(&mut self, raw: Raw) -> Heard {
+        self.backlog.bytes.fetch_sub(raw.size(), Ordering::Relaxed);
         match raw {
             Raw::Line(line) => {
                 log::debug!("{} > {}", self.name, menagerie_rules::text::clip(&line));
@@ -397,7 +424,7 @@ pub fn describe(heard: &Heard) -> String {
     match heard {
         Heard::Reply(reply) => format!("'{}'", menagerie_rules::text::clip(&reply.to_string())),
         Heard::Garbled(what) => what.clone(),
-        Heard::Flood => "more output than is read".to_string(),
+        Heard::Flood => "output without end (a flood)".to_string(),
         Heard::Exited(status) => format!("the engine {status}"),
         Heard::Timeout => "nothing in time".to_string(),
     }
@@ -417,10 +444,19 @@ fn describe_status(status: ExitStatus) -> String {
     }
 }
 
-/// The reader thread: lines into the bounded channel; a full channel marks
-/// a flood and stops reading (the engine then blocks on its own output).
-fn read_lines(stdout: impl Read, sender: &SyncSender<Raw>, overflow: &AtomicBool) {
+/// The reader thread: every line into the channel as soon as it is
+/// written; a flood (by rate or by unread bytes) is marked and ends the
+/// reading (the engine then blocks on its own output).
+fn read_lines(stdout: impl Read, sender: &Sender<Raw>, backlog: &Backlog) {
+    // A token bucket: FLOOD_BURST lines, refilled at FLOOD_RATE a second.
+    let mut allowance = FLOOD_BURST;
+    let mut last = Instant::now();
     for line in BoundedLines::new(BufReader::new(stdout), MAX_LINE) {
+        let now = Instant::now();
+        allowance =
+            (allowance + now.duration_since(last).as_secs_f64() * FLOOD_RATE).min(FLOOD_BURST);
+        last = now;
+        allowance -= 1.0;
         let raw = if line.is_cut() {
             Raw::Garbled(format!("a line of {} bytes", line.length))
         } else {
@@ -429,13 +465,13 @@ fn read_lines(stdout: impl Read, sender: &SyncSender<Raw>, overflow: &AtomicBool
                 Err(_) => Raw::Garbled("bytes that are not UTF-8".to_string()),
             }
         };
-        match sender.try_send(raw) {
-            Ok(()) => {}
-            Err(TrySendError::Full(_)) => {
-                overflow.store(true, Ordering::Relaxed);
-                return;
-            }
-            Err(TrySendError::Disconnected(_)) => return,
+        let unread = backlog.bytes.fetch_add(raw.size(), Ordering::Relaxed) + raw.size();
+        if allowance < 0.0 || unread > MAX_UNREAD_BYTES {
+            backlog.overflow.store(true, Ordering::Relaxed);
+            return;
+        }
+        if sender.send(raw).is_err() {
+            return;
         }
     }
 }

@@ -86,6 +86,42 @@ fn wait_until(what: &str, seconds: u64, mut done: impl FnMut() -> bool) {
 }
 
 #[test]
+fn a_burst_of_thousands_of_info_lines_on_each_move_is_not_a_flood() {
+    // 5,000 lines at once after 50 ms on each of its moves: a chatty
+    // engine (the old referee forfeited more than 1,024 at once), not
+    // output without end.
+    let record = temp("chatty.txt");
+    let out = play(
+        &[
+            &fake("--mode chatty --lines 5000 --ms 50 --seed 4"),
+            "name=chatty",
+        ],
+        &[&fake("--seed 5"), "name=quiet"],
+        &[
+            "--game",
+            "safari-dual",
+            "--games",
+            "2",
+            "--depth",
+            "1",
+            "--max-plies",
+            "16",
+            "--seed",
+            "3",
+            "--record",
+            record.to_str().unwrap(),
+        ],
+    );
+    assert!(out.status.success(), "{}", text(&out.stderr));
+    let recs = records(&record);
+    assert_eq!(recs.len(), 2);
+    for r in &recs {
+        assert!(r.by.is_none(), "no forfeit: {r:?}");
+        assert!(r.moves.len() >= 8, "the game was played: {r:?}");
+    }
+}
+
+#[test]
 fn a_flooding_engine_is_forfeited_and_the_referee_stays_small() {
     let record = temp("flood.txt");
     // The steady engine thinks 30 ms a move: time for the flood to fill
