@@ -27,6 +27,9 @@ pub struct Merged {
     pub unpaired: Vec<u32>,
     /// Pairs with no game at all, or only one.
     pub missing_pairs: Vec<u32>,
+    /// Games of pairs after the one where the SPRT decided: a match played
+    /// in one run stops there, so they are not counted.
+    pub after_decision: u32,
 }
 
 /// Why records cannot be added up.
@@ -114,11 +117,14 @@ pub fn merge(records: Vec<Record>, sprt: Option<Sprt>) -> Result<Merged, MergeEr
     let mut board = Scoreboard::new(engines, sprt, grouping);
     let mut unpaired = Vec::new();
     let mut missing_pairs = Vec::new();
+    let mut after_decision = 0;
     // In pair (set) order, as the waves of a sharded SPRT are.
     for pair in 0..units {
         let indices: Vec<u32> = games_of(pair).collect();
         let present: Vec<&Record> = indices.iter().filter_map(|i| by_index.get(i)).collect();
-        if present.len() == indices.len() {
+        if board.sprt.as_ref().is_some_and(|s| s.decided_at.is_some()) {
+            after_decision += present.len() as u32;
+        } else if present.len() == indices.len() {
             for record in present {
                 board.add(record);
             }
@@ -134,6 +140,7 @@ pub fn merge(records: Vec<Record>, sprt: Option<Sprt>) -> Result<Merged, MergeEr
         duplicates,
         unpaired,
         missing_pairs,
+        after_decision,
     })
 }
 
@@ -148,6 +155,13 @@ pub fn print(merged: &Merged, out: &mut dyn Write) {
         merged.duplicates,
         merged.unpaired.len()
     );
+    if merged.after_decision > 0 {
+        let _ = writeln!(
+            out,
+            "The SPRT decided before the last {} game(s): they are not counted, as a match played in one run stops at its decision",
+            merged.after_decision
+        );
+    }
     if !merged.missing_pairs.is_empty() {
         let shown: Vec<String> = merged
             .missing_pairs

@@ -556,3 +556,41 @@ fn an_engine_rebuilt_between_waves_makes_another_match() {
     );
     assert_eq!(std::fs::read_to_string(&record).unwrap(), before);
 }
+
+#[test]
+fn a_merge_counts_no_pair_after_the_sprt_decided_and_equals_the_match_played_whole() {
+    let sprt = ["--sprt", "elo0=-200", "elo1=0", "alpha=0.25", "beta=0.25"];
+    // Played whole, one game at a time, the match stops at the decision.
+    let (record, json) = (temp("sprt-whole.txt"), temp("sprt-whole.json"));
+    let mut args = match_args(&record, &sprt);
+    args.extend(["--json".into(), json.to_string_lossy().into_owned()]);
+    let out = referee_run(&args);
+    assert!(out.status.success(), "{}", text(&out.stderr));
+    let whole: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(&json).unwrap()).unwrap();
+    let decided = whole["games"].as_i64().unwrap();
+    assert!(decided < 10, "the SPRT decided early: {whole}");
+    // Shards play every pair; the merge counts up to the deciding pair.
+    let parts: Vec<PathBuf> = (1..=2).map(|i| temp(&format!("sprt-cut{i}.txt"))).collect();
+    for (i, part) in parts.iter().enumerate() {
+        play(part, &["--shard", &format!("{}/2", i + 1)]);
+    }
+    let merged_json = temp("sprt-cut.json");
+    let mut args = vec!["merge".to_string()];
+    args.extend(parts.iter().map(|p| p.to_string_lossy().into_owned()));
+    args.extend(sprt.iter().map(|s| s.to_string()));
+    args.extend(["--json".into(), merged_json.to_string_lossy().into_owned()]);
+    let out = referee_run(&args);
+    assert!(out.status.success(), "{}", text(&out.stderr));
+    assert!(
+        text(&out.stdout).contains(&format!(
+            "The SPRT decided before the last {} game(s): they are not counted",
+            10 - decided
+        )),
+        "{}",
+        text(&out.stdout)
+    );
+    let merged: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(&merged_json).unwrap()).unwrap();
+    assert_eq!(merged, whole);
+}
