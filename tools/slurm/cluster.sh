@@ -6,11 +6,16 @@
 #   tools/slurm/cluster.sh up        # munged, slurmctld, slurmd; waits until the node is idle
 #   tools/slurm/cluster.sh down      # stops them and removes the state
 #
+# `up` exits 3 and changes nothing if a Slurm it did not start is running
+# (its daemons without this script's state folder); `down` stops only a
+# cluster that `up` started.
+#
 # Needs root (or sudo). Debian 12's Slurm 22.05; the pitfalls it has are
 # handled here: munged wants its socket folder mode 755 (its key stays
 # 600); a job depending on a failed array only dies with
-# DependencyParameters=kill_invalid_depend; finished jobs stay visible to
-# `scontrol show job` for MinJobAge seconds, which the scripts poll.
+# DependencyParameters=kill_invalid_depend. MinJobAge (how long Slurm
+# remembers a finished job) is Slurm's default, 300 s, or $MIN_JOB_AGE:
+# the scripts never depend on it.
 set -euo pipefail
 
 SUDO=""
@@ -28,8 +33,16 @@ install() {
 
 up() {
     local cpus memory
-    # A cluster left from before (a killed CI run) goes first.
-    if running; then down; fi
+    # A cluster this script left (a killed CI run: its state folder is
+    # there) goes first; a Slurm it did not start is never touched.
+    if running; then
+        if [ -d "$STATE" ]; then
+            down
+        else
+            echo "cluster.sh: a Slurm that this script did not start is running; it is left alone" >&2
+            exit 3
+        fi
+    fi
     cpus="$(nproc)"
     memory="$(awk '/MemTotal/ { print int($2 / 1024 * 0.9) }' /proc/meminfo)"
     $SUDO mkdir -p "$STATE/ctld" "$STATE/d" /var/log/slurm /run/munge
@@ -60,7 +73,7 @@ SlurmdPidFile=$STATE/slurmd.pid
 SlurmctldLogFile=/var/log/slurm/slurmctld.log
 SlurmdLogFile=/var/log/slurm/slurmd.log
 ReturnToService=2
-MinJobAge=3600
+MinJobAge=${MIN_JOB_AGE:-300}
 DependencyParameters=kill_invalid_depend
 SchedulerParameters=sched_min_interval=100000,batch_sched_delay=1
 SlurmctldTimeout=30
@@ -93,6 +106,11 @@ running() {
 }
 
 down() {
+    # Only the cluster this script started (its state folder).
+    if [ ! -d "$STATE" ]; then
+        echo "cluster.sh: no cluster of this script to stop" >&2
+        return 0
+    fi
     for daemon in slurmd slurmctld munged; do
         $SUDO pkill -x "$daemon" 2>/dev/null || true
     done
