@@ -1,18 +1,35 @@
 #!/usr/bin/env bash
-# CI on a real (single-node) Slurm cluster: a match played whole on this
-# machine, then the same match as a job array of shards whose first try is
-# cut short by its time limit (the merge job must then be cancelled, and
-# match.sh must say so), retried to completion; the merged results and
-# games must equal the whole match's. Tears the cluster down at the end.
+# CI on a real (single-node) Slurm cluster that forgets finished jobs after
+# MinJobAge=2 s (shorter than any match here), so that nothing may depend
+# on Slurm's job records:
+#   1. a match played whole on this machine;
+#   2. the same match as a job array of shards whose first try is cut
+#      short by its time limit (match.sh must fail, naming exit 130, with
+#      no merge), a second try in which one shard is cancelled with
+#      scancel while it plays (Slurm signals every process of the job: no
+#      game may be recorded as a crash), and a third that completes: the
+#      merged results and games must equal the whole match's;
+#   3. an SPRT run in waves (--waves) to a decision, equal to the same SPRT
+#      match played whole;
+#   4. --status on the first run once Slurm has forgotten its jobs.
+# Tears the cluster down at the end.
 set -euo pipefail
 cd "$(dirname "$0")/../.."
 B=target/release
 work="$(mktemp -d /tmp/menagerie-slurm.XXXXXX)"
 chmod 755 "$work"
+fail() { echo "slurm ci: FAILED: $*" >&2; exit 1; }
 
 tools/slurm/cluster.sh install
+status=0
+MIN_JOB_AGE=2 tools/slurm/cluster.sh up || status=$?
+if [ $status -eq 3 ]; then
+    echo "slurm ci: SKIPPED: this machine runs a Slurm of its own, which CI does not touch" >&2
+    exit 0
+fi
+[ $status -eq 0 ] || fail "the cluster did not come up"
 trap 'tools/slurm/cluster.sh down' EXIT
-tools/slurm/cluster.sh up
+export POLL=1 PROGRESS_EVERY=5 INTERIM_EVERY=5
 
 match=(--engine "$PWD/$B/menagerie" name=deep --engine "$PWD/$B/menagerie" name=greedy option.Skill=10
        --game kilkenny-cats --games 8 --depth 3 --seed 5)
@@ -21,32 +38,73 @@ start=$SECONDS
 "$B/referee" "${match[@]}" --quiet --record "$work/whole.txt" --json "$work/whole.json" > "$work/whole.out"
 echo "slurm ci: the whole match took $((SECONDS - start)) s"
 
-# First try: a 1-second limit cuts every shard short.
-if tools/slurm/match.sh --shards 2 --dir "$work/cluster" --time-limit 1 --wait -- "${match[@]}" \
-    2> "$work/first.err"; then
-    echo "slurm ci: FAILED: shards cut short by their time limit were reported complete" >&2
-    exit 1
-fi
+# 2a. A 1-second limit cuts every shard short.
+status=0
+tools/slurm/match.sh --shards 2 --dir "$work/cluster" --time-limit 1 --mem 1G --throttle 2 --wait -- "${match[@]}" \
+    2> "$work/first.err" || status=$?
 cat "$work/first.err"
-grep -q "0 of 2 shards completed" "$work/first.err" \
-    || { echo "slurm ci: FAILED: expected no completed shard" >&2; exit 1; }
-merge_state=$(scontrol show job -o "$(cat "$work/cluster/merge.job")" | grep -o 'JobState=[A-Z_]*')
-[ "$merge_state" = "JobState=CANCELLED" ] \
-    || { echo "slurm ci: FAILED: the merge job is $merge_state, not cancelled" >&2; exit 1; }
+[ $status -eq 1 ] || fail "shards cut short by their time limit: match.sh exited $status, not 1"
+grep -q "0 of 2 shards completed" "$work/first.err" || fail "expected no completed shard"
+grep -q "shard 1: exit 130" "$work/first.err" || fail "the cut shard's exit status is not named"
+[ ! -e "$work/cluster/merge.exit" ] || fail "the merge ran after failed shards"
+grep -q 'mem="1G"' "$work/cluster/settings" && grep -q 'throttle="2"' "$work/cluster/settings" \
+    || fail "the Slurm options are not remembered for --retry"
+grep -q "^Score of" "$work/cluster/shard-1.attempt-1.log" || fail "the cut shard's log has no summary"
 
-# The retry resumes each shard from its records.
+# 2b. One shard cancelled by scancel once it has recorded a game more.
+before=$(cat "$work/cluster/shard-1.txt" 2>/dev/null | wc -l)
+status=0
+tools/slurm/match.sh --retry "$work/cluster" --time-limit 600 --wait 2> "$work/second.err" &
+waiter=$!
+deadline=$((SECONDS + 120))
+until [ "$(cat "$work/cluster/attempt")" = 2 ] && [ -s "$work/cluster/array.job" ] \
+    && [ "$(wc -l < "$work/cluster/shard-1.txt")" -gt "$before" ]; do
+    [ $SECONDS -lt $deadline ] || fail "shard 1 recorded nothing in its second try"
+    sleep 0.2
+done
+scancel "$(cat "$work/cluster/array.job")_1"
+wait $waiter || status=$?
+cat "$work/second.err"
+[ $status -eq 1 ] || fail "a cancelled shard: match.sh exited $status, not 1"
+grep -q "shard 1: exit 130" "$work/second.err" || fail "the cancelled shard's exit status is not named"
+
+# 2c. The last try completes.
 start=$SECONDS
-tools/slurm/match.sh --retry "$work/cluster" --time-limit 600 --wait > "$work/cluster.out"
-echo "slurm ci: the retried shards and merge took $((SECONDS - start)) s"
-
+tools/slurm/match.sh --retry "$work/cluster" --wait > "$work/cluster.out"
+echo "slurm ci: the last try took $((SECONDS - start)) s"
 cmp "$work/whole.json" "$work/cluster/results.json" \
-    || { echo "slurm ci: FAILED: merged results differ from the whole match's" >&2;
-         diff "$work/whole.json" "$work/cluster/results.json" >&2; exit 1; }
+    || { diff "$work/whole.json" "$work/cluster/results.json" >&2; fail "merged results differ from the whole match's"; }
 # The same games, move for move (the time each move took aside).
 games() { cat "$@" | tr '\t' '\n' | grep -E '^(index|moves)=' | paste - - | sort; }
-cmp <(games "$work/whole.txt") <(games "$work"/cluster/shard-*.txt) \
-    || { echo "slurm ci: FAILED: the shards played other games" >&2; exit 1; }
-grep -q "Merged 8 of 8 games" "$work/cluster.out"
-echo "slurm ci: ok: the sharded match on Slurm equals the whole match"
+cmp <(games "$work/whole.txt") <(games "$work"/cluster/shard-*.txt) || fail "the shards played other games"
+if grep -q 'reason=crash' "$work"/cluster/shard-*.txt; then fail "a cancel was recorded as a crash"; fi
+grep -q "Merged 8 of 8 games" "$work/cluster.out" || fail "the merge did not count 8 games"
+ls "$work"/cluster/shard-1.attempt-{1,2,3}.log > /dev/null || fail "an attempt's log is missing"
+echo "slurm ci: ok: cut, cancelled and retried, the sharded match equals the whole match"
+
+# 3. An SPRT in waves of one round, to a decision; the same SPRT played whole.
+sprt=(--sprt elo0=-200 elo1=0 alpha=0.25 beta=0.25)
+duel=(--engine "$PWD/$B/menagerie" name=deep --engine "$PWD/$B/menagerie" name=greedy option.Skill=1
+      --game kilkenny-cats --depth 2 --seed 9)
+"$B/referee" "${duel[@]}" --rounds 10 "${sprt[@]}" --quiet --json "$work/sprt-whole.json" > /dev/null
+status=0
+tools/slurm/match.sh --shards 2 --dir "$work/waves" --wait --waves --max-rounds 10 \
+    -- "${duel[@]}" --rounds 1 "${sprt[@]}" > "$work/waves.out" 2> "$work/waves.err" || status=$?
+cat "$work/waves.err" "$work/waves.out"
+[ $status -eq 0 ] || fail "waves to a decision: match.sh exited $status, not 0"
+grep -q "SPRT: H[01] accepted" "$work/waves.err" || fail "no SPRT decision reported"
+cmp "$work/sprt-whole.json" "$work/waves/results.json" \
+    || { diff "$work/sprt-whole.json" "$work/waves/results.json" >&2; fail "the waves' SPRT differs from the whole match's"; }
+echo "slurm ci: ok: waves ran to the decision the whole match reaches"
+
+# 4. Slurm forgets the first run's jobs; --status still reads the run folder.
+deadline=$((SECONDS + 120))
+while scontrol show job "$(cat "$work/cluster/array.job")" > /dev/null 2>&1; do
+    [ $SECONDS -lt $deadline ] || fail "Slurm kept the job records past MinJobAge"
+    sleep 2
+done
+tools/slurm/match.sh --status "$work/cluster" > "$work/status.out" || fail "--status after the purge"
+grep -q "Merged 8 of 8 games" "$work/status.out" || fail "--status did not report the results"
+echo "slurm ci: ok: the run folder alone tells the result after Slurm forgot the jobs"
 cat "$work/cluster.out"
 rm -rf "$work"
