@@ -5,6 +5,7 @@
 use std::io::Write;
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
+use std::sync::atomic::AtomicBool;
 use std::time::Duration;
 
 use crate::config::{
@@ -202,10 +203,16 @@ pub fn main(games: &'static [GameEntry]) -> ExitCode {
     match &cli.command {
         Some(Sub::Replay { files }) => replay_files(files, games),
         Some(Sub::Merge { files, sprt, json }) => merge_files(files, sprt, json.as_deref()),
-        None => match config(&cli, &engine_groups(&matches), games) {
-            Ok(config) => play_match(&config, engine_groups(&matches).is_empty()),
-            Err(message) => fail(message),
-        },
+        None => {
+            // At once, so that a stop signal during the set-up (a
+            // scheduler cancelling a job that just started) is a stop
+            // like any other.
+            let interrupted = signals::stop_on_termination();
+            match config(&cli, &engine_groups(&matches), games) {
+                Ok(config) => play_match(&config, engine_groups(&matches).is_empty(), interrupted),
+                Err(message) => fail(message),
+            }
+        }
     }
 }
 
@@ -213,8 +220,7 @@ pub fn main(games: &'static [GameEntry]) -> ExitCode {
 /// every time (`--seed` still chooses others).
 const DEMO_SEED: u64 = 2026;
 
-fn play_match(config: &MatchConfig, demo: bool) -> ExitCode {
-    let interrupted = signals::stop_on_termination();
+fn play_match(config: &MatchConfig, demo: bool, interrupted: &AtomicBool) -> ExitCode {
     let mut out = std::io::stdout();
     if demo && !config.quiet {
         let entry = config.play.entry;

@@ -179,6 +179,18 @@ pub fn run(
     // The first worker's engines start here: a match whose engines do not
     // start, or refuse an option, stops before any game (each is started
     // once; these play the first games).
+    let stopped_before_a_game = |fingerprint, board| {
+        Ok(MatchOutcome {
+            fingerprint,
+            board,
+            finish: Finish::Interrupted,
+            referee_ms: 0.0,
+            engine_moves: 0,
+        })
+    };
+    if interrupt.load(Ordering::Relaxed) {
+        return stopped_before_a_game(fingerprint, board);
+    }
     let first = match (start_engine(config, 0), start_engine(config, 1)) {
         (Ok(a), Ok(b)) => [a, b],
         (Err(why), _) | (_, Err(why)) => {
@@ -186,13 +198,7 @@ pub fn run(
             // scheduler signals every process of a job): not the engine's
             // fault, and nothing was played.
             if being_stopped(interrupt) {
-                return Ok(MatchOutcome {
-                    fingerprint,
-                    board,
-                    finish: Finish::Interrupted,
-                    referee_ms: 0.0,
-                    engine_moves: 0,
-                });
+                return stopped_before_a_game(fingerprint, board);
             }
             return Err(why);
         }
