@@ -289,13 +289,19 @@ pub fn run_with(input: Input, out: Output, options: RunOptions) -> i32 {
             Event::TooLong {
                 bytes: length,
                 first_word,
-            } => engine.on_parsed(
-                Err(Reply::error(
-                    menagerie_rules::text::clip(&first_word),
-                    EngineError::LineTooLong(length),
-                )),
-                bytes,
-            ),
+            } => {
+                // Not kept, so not logged whole: what it was.
+                log::debug!(
+                    "in: a line of {length} bytes starting '{first_word}' (over the limit)"
+                );
+                engine.on_parsed(
+                    Err(Reply::error(
+                        menagerie_rules::text::clip(&first_word),
+                        EngineError::LineTooLong(length),
+                    )),
+                    bytes,
+                )
+            }
             Event::Eof => engine.on_eof(),
             Event::JobDone => engine.on_job_done(),
         };

@@ -272,7 +272,8 @@ impl EngineProcess {
                 self.pings += 1;
             }
             let line = command.to_string();
-            log::debug!("{} < {}", self.name, menagerie_rules::text::clip(&line));
+            // Whole: the log is for finding out what was said.
+            log::debug!("{} < {}", self.name, line);
             buffer.push_str(&line);
             buffer.push('\n');
         }
@@ -328,7 +329,7 @@ impl EngineProcess {
         self.backlog.bytes.fetch_sub(raw.size(), Ordering::Relaxed);
         match raw {
             Raw::Line(line) => {
-                log::debug!("{} > {}", self.name, menagerie_rules::text::clip(&line));
+                log::debug!("{} > {}", self.name, line);
                 let reply = Reply::read(&line);
                 if reply == Reply::ReadyOk {
                     self.pings = self.pings.saturating_sub(1);

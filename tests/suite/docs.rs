@@ -22,8 +22,14 @@ fn rules_md_states_each_games_start_as_the_code_writes_it() {
     for (id, options) in rulesets {
         let session = new_session_named(&GAMES, id, options).unwrap();
         let start = format!("`{}`", session.notation());
-        assert!(rules.contains(&start), "RULES.md lacks {id} {options:?}: {start}");
-        assert!(rules.contains(&format!("(`{id}`)")), "RULES.md has no section for {id}");
+        assert!(
+            rules.contains(&start),
+            "RULES.md lacks {id} {options:?}: {start}"
+        );
+        assert!(
+            rules.contains(&format!("(`{id}`)")),
+            "RULES.md has no section for {id}"
+        );
     }
     assert_eq!(
         GAMES.iter().filter(|g| !g.id.contains("take")).count(),
@@ -34,7 +40,12 @@ fn rules_md_states_each_games_start_as_the_code_writes_it() {
 
 #[test]
 fn no_document_names_a_file_outside_the_repository() {
-    for path in ["README.md", "protocol.md", "RULES.md", "tools/multiseat-study.md"] {
+    for path in [
+        "README.md",
+        "protocol.md",
+        "RULES.md",
+        "tools/multiseat-study.md",
+    ] {
         let text = read(path);
         assert!(!text.contains("../shared"), "{path} names ../shared");
     }

@@ -588,3 +588,27 @@ fn a_hash_larger_than_the_memory_available_is_refused_before_it_is_touched() {
         "{out}"
     );
 }
+
+#[test]
+fn rust_log_debug_logs_every_line_whole() {
+    // A long line (3,000 bytes of moves) in, and a long reply out.
+    let moves = vec!["c5c4"; 600].join(" ");
+    let input = format!("newgame safari-dual\nposition startpos moves {moves}\nlegal\nquit\n");
+    let out = Command::cargo_bin("menagerie")
+        .unwrap()
+        .env("RUST_LOG", "debug")
+        .write_stdin(input)
+        .output()
+        .unwrap();
+    let log = String::from_utf8_lossy(&out.stderr);
+    assert!(
+        log.lines().any(|l| l.ends_with(&format!("in: position startpos moves {moves}"))),
+        "the long line is not logged whole"
+    );
+    let error = String::from_utf8_lossy(&out.stdout)
+        .lines()
+        .find(|l| l.starts_with("info string error: position"))
+        .expect("the illegal line is refused")
+        .to_string();
+    assert!(log.lines().any(|l| l.ends_with(&format!("out: {error}"))), "{log}");
+}

@@ -673,3 +673,39 @@ fn help_text_is_unchanged() {
         "update tests/data/referee_help.txt if the change is intended"
     );
 }
+
+#[test]
+fn rust_log_debug_logs_the_referees_lines_whole() {
+    let out = Command::new(referee())
+        .env("RUST_LOG", "debug")
+        .args([
+            "--engine",
+            engine(),
+            "--engine",
+            engine(),
+            "name=greedy",
+            "option.Skill=1",
+            "--game",
+            "kilkenny-cats",
+            "--games",
+            "1",
+            "--depth",
+            "1",
+            "--seed",
+            "4",
+            "--quiet",
+        ])
+        .output()
+        .unwrap();
+    assert!(out.status.success());
+    let log = String::from_utf8_lossy(&out.stderr);
+    // The last position sent holds the whole game: far over any clip.
+    let longest = log
+        .lines()
+        .filter(|l| l.contains(" < position "))
+        .map(|l| l.len())
+        .max()
+        .unwrap_or(0);
+    assert!(longest > 400, "longest position line logged: {longest} bytes");
+    assert!(!log.contains("... ("), "a clipped line in the log");
+}
