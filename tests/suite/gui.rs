@@ -175,6 +175,33 @@ fn requests_from_other_origins_are_refused() {
 }
 
 #[test]
+fn no_page_may_frame_the_board() {
+    let server = start();
+    let own = format!("http://127.0.0.1:{}", server.port);
+    for (method, path) in [
+        ("GET", "/"),
+        ("GET", "/app.js"),
+        ("GET", "/api/config"),
+        ("POST", "/api/session"),
+    ] {
+        let response = with_origin(&server, method, path, &own).to_ascii_lowercase();
+        let head = response.split("\r\n\r\n").next().unwrap_or("");
+        assert!(
+            head.contains("\r\nx-frame-options: deny"),
+            "{method} {path}: {head}"
+        );
+        assert!(
+            head.contains("\r\ncontent-security-policy: frame-ancestors 'none'"),
+            "{method} {path}: {head}"
+        );
+    }
+    // Refusals too.
+    let refused =
+        with_origin(&server, "GET", "/api/config", "http://evil.example").to_ascii_lowercase();
+    assert!(refused.contains("x-frame-options: deny"), "{refused}");
+}
+
+#[test]
 fn sessions_are_capped_with_a_clear_message() {
     let server = start_with(&["--max-sessions", "2"]);
     let first = session(&server);

@@ -602,7 +602,8 @@ fn rust_log_debug_logs_every_line_whole() {
         .unwrap();
     let log = String::from_utf8_lossy(&out.stderr);
     assert!(
-        log.lines().any(|l| l.ends_with(&format!("in: position startpos moves {moves}"))),
+        log.lines()
+            .any(|l| l.ends_with(&format!("in: position startpos moves {moves}"))),
         "the long line is not logged whole"
     );
     let error = String::from_utf8_lossy(&out.stdout)
@@ -610,5 +611,8 @@ fn rust_log_debug_logs_every_line_whole() {
         .find(|l| l.starts_with("info string error: position"))
         .expect("the illegal line is refused")
         .to_string();
-    assert!(log.lines().any(|l| l.ends_with(&format!("out: {error}"))), "{log}");
+    assert!(
+        log.lines().any(|l| l.ends_with(&format!("out: {error}"))),
+        "{log}"
+    );
 }

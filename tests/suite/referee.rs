@@ -706,6 +706,9 @@ fn rust_log_debug_logs_the_referees_lines_whole() {
         .map(|l| l.len())
         .max()
         .unwrap_or(0);
-    assert!(longest > 400, "longest position line logged: {longest} bytes");
+    assert!(
+        longest > 400,
+        "longest position line logged: {longest} bytes"
+    );
     assert!(!log.contains("... ("), "a clipped line in the log");
 }

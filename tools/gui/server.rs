@@ -213,12 +213,26 @@ fn asset(kind: &'static str, body: &'static str) -> Response {
 /// Only pages served from this address may talk to it: the host guards
 /// against DNS rebinding, the origin against other sites' pages. A body
 /// announced larger than any the server takes is refused before it is read.
+///
+/// No page may frame the board (clickjacking, or a frame of another site
+/// taking the sessions: a frame's requests carry the board's own origin).
 async fn guard(State(server): State<Arc<Server>>, request: Request, next: Next) -> Response {
     let refusal = refusal(&server, request.headers());
-    match refusal {
+    let mut response = match refusal {
         Some(refused) => refused,
         None => next.run(request).await,
-    }
+    };
+    let headers = response.headers_mut();
+    headers.insert(header::X_FRAME_OPTIONS, HeaderValue::from_static("DENY"));
+    headers.insert(
+        header::CONTENT_SECURITY_POLICY,
+        HeaderValue::from_static("frame-ancestors 'none'"),
+    );
+    headers.insert(
+        header::X_CONTENT_TYPE_OPTIONS,
+        HeaderValue::from_static("nosniff"),
+    );
+    response
 }
 
 fn refusal(server: &Server, headers: &HeaderMap) -> Option<Response> {
