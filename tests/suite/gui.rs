@@ -650,3 +650,38 @@ fn end_to_end_in_chromium() {
         .expect("node runs");
     assert!(status.success(), "the browser test failed (see its output)");
 }
+
+#[test]
+fn a_closed_tab_frees_its_place_at_once() {
+    let server = start_with(&["--max-sessions", "1"]);
+    let own = format!("http://127.0.0.1:{}", server.port);
+    let first = session(&server);
+    let refused = with_origin(&server, "POST", "/api/session", &own);
+    assert!(refused.starts_with("HTTP/1.1 503"), "{refused}");
+    // What navigator.sendBeacon sends when the tab closes or reloads.
+    let closed = with_origin(
+        &server,
+        "POST",
+        &format!("/api/session/{first}/close"),
+        &own,
+    );
+    assert!(closed.starts_with("HTTP/1.1 204"), "{closed}");
+    let again = with_origin(&server, "POST", "/api/session", &own);
+    assert!(again.starts_with("HTTP/1.1 200"), "{again}");
+    let gone = with_origin(
+        &server,
+        "POST",
+        &format!("/api/session/{first}/close"),
+        &own,
+    );
+    assert!(gone.starts_with("HTTP/1.1 404"), "{gone}");
+    // From another site, nothing is closed.
+    let id = again.split('"').nth(3).unwrap().to_string();
+    let evil = with_origin(
+        &server,
+        "POST",
+        &format!("/api/session/{id}/close"),
+        "http://evil.example",
+    );
+    assert!(evil.starts_with("HTTP/1.1 403"), "{evil}");
+}

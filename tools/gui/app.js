@@ -333,7 +333,11 @@ function resultInWords(status) {
   // Animals take an article ("The tiger wins"); colours, shapes and
   // compass seats do not ("White wins", "Angular wins", "South wins").
   const subject = state.game === 'hat-diviyan-keliya' ? `The ${winner.toLowerCase()}` : winner;
-  return `${subject} win${plural ? '' : 's'}${because}`;
+  const said = `${subject} win${plural ? '' : 's'}${because}`;
+  // In the player's words when a person plays.
+  if (state.human.size === 0) return said;
+  const lower = said.startsWith('The ') ? 'the' + said.slice(3) : said;
+  return state.human.has(m[2]) ? `You win: ${lower}` : `You lose: ${lower}`;
 }
 
 /** The ruleset choices of the game picked in the menu (not yet played). */
@@ -362,12 +366,29 @@ function chosenOptions() {
 
 function fillHumanChoices() {
   const select = $('human');
-  const previous = select.value;
+  // The person keeps their seat within a game, and their place in the
+  // turn order across games: a letter means another seat in another game
+  // (w is White in one, West in another).
+  const previous = { game: state.humanGame, seat: select.value, index: state.humanIndex };
   select.innerHTML = '';
   for (const seat of state.seats) select.append(new Option(GAMES[state.game].seats[seat], seat));
   select.append(new Option('nobody (engine vs engine)', ''));
-  select.value = state.seats.includes(previous) ? previous : state.seats[0];
-  state.human = new Set(select.value ? [select.value] : []);
+  if (previous.game === state.game && (state.seats.includes(previous.seat) || previous.seat === '')) {
+    select.value = previous.seat;
+  } else if (previous.seat === '' && previous.game) {
+    select.value = '';
+  } else {
+    select.value = state.seats[Math.min(previous.index || 0, state.seats.length - 1)];
+  }
+  rememberHuman();
+}
+
+/** The person's seat, from the menu. */
+function rememberHuman() {
+  const seat = $('human').value;
+  state.human = new Set(seat ? [seat] : []);
+  state.humanGame = state.game;
+  state.humanIndex = Math.max(0, state.seats.indexOf(seat));
 }
 
 /** Parses the `d` reply into notation, side and status. */
@@ -503,8 +524,9 @@ async function undo() {
 async function flip() {
   if (state.busy) return;
   const others = state.seats.filter((s) => !state.human.has(s));
-  state.human = new Set(others.slice(0, 1));
   $('human').value = others[0] || '';
+  rememberHuman();
+  state.selection = [];
   await run(async () => {});
 }
 
@@ -512,6 +534,7 @@ async function setPosition() {
   const text = $('paste').value.trim();
   if (!text || state.busy) return;
   const saved = { start: state.start, moves: state.moves };
+  state.selection = [];
   await run(async () => {
     state.start = text;
     state.moves = [];
@@ -593,6 +616,9 @@ function render() {
   const board = $('board');
   board.innerHTML = '';
   board.dataset.game = state.game;
+  // The choice between chains belongs to a selection; New game, Undo,
+  // Set position and a change of seat drop it.
+  if (state.selection.length === 0 || state.busy) $('choices').innerHTML = '';
   board.dataset.notation = state.notation;
   board.dataset.start = state.start;
   board.dataset.moves = state.moves.join(' ');
@@ -733,9 +759,17 @@ async function main() {
   $('undo').onclick = undo;
   $('flip').onclick = flip;
   $('human').onchange = () => {
-    state.human = new Set($('human').value ? [$('human').value] : []);
-    run(async () => {});
+    rememberHuman();
+    state.selection = [];
+    // While the engine plays, its loop sees the new seat after the move in
+    // hand; a second loop would play for both.
+    if (state.busy) render();
+    else run(async () => {});
   };
+  // A closed or reloaded tab frees its engine and its place at once.
+  window.addEventListener('pagehide', () => {
+    if (engine.id) navigator.sendBeacon(`/api/session/${engine.id}/close`);
+  });
   $('roll').onclick = roll;
   $('pass').onclick = () => play('pass');
   $('copy').onclick = () => navigator.clipboard && navigator.clipboard.writeText(state.notation);

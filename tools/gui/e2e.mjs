@@ -234,7 +234,8 @@ async function main() {
     await page.click('#set');
     await page.waitForFunction(() => document.querySelector('#board').dataset.turn === 'over', null, { timeout: 10000 });
     const result = await page.textContent('#status');
-    check(result === 'The leopards win: the tiger cannot move', `the result in words: "${result}"`);
+    // The person plays the first seat, the tiger: the result in their words.
+    check(result === 'You lose: the leopards win: the tiger cannot move', `the result in words: "${result}"`);
     await shot(page, 'result');
     await page.selectOption('#game', 'awithlaknannai-mosona');
     await page.click('#new');
@@ -243,7 +244,45 @@ async function main() {
     await page.click('#set');
     await page.waitForFunction(() => document.querySelector('#board').dataset.turn === 'over', null, { timeout: 10000 });
     const won = await page.textContent('#status');
-    check(/^Black wins: /.test(won), `a colour wins without an article: "${won}"`);
+    check(/^You lose: Black wins: /.test(won), `a colour wins, said to the person playing White: "${won}"`);
+    await page.selectOption('#human', '');
+    check(/^Black wins: /.test(await page.textContent('#status')), 'with nobody playing, the winner is named');
+    await page.selectOption('#human', 'w');
+
+    // The person's seat follows the turn order across games, not the
+    // letter (White, first in Awithlaknannai, is South in Kilkenny Cats,
+    // not West).
+    await page.selectOption('#game', 'kilkenny-cats');
+    await page.selectOption('#opt-players', '4');
+    await page.click('#new');
+    await waitForTurn(page);
+    check((await page.inputValue('#human')) === 's', `the first seat stays the first seat: ${await page.inputValue('#human')}`);
+
+    // Changing seats while the engine thinks: its move in hand is played
+    // once, then the game goes on with the new seats, without an error.
+    await page.fill('#movetime', '800');
+    await page.selectOption('#game', 'safari-dual');
+    await page.click('#new');
+    await waitForTurn(page);
+    await page.selectOption('#human', 'a');
+    await page.waitForFunction(() => document.querySelector('#board').dataset.turn === 'engine', null, { timeout: 5000 });
+    await page.selectOption('#human', 'r');
+    await waitForTurn(page);
+    const played = (await board(page, 'moves')).split(' ').filter(Boolean);
+    check(played.length >= 1 && !(await page.textContent('#moves')).includes('undefined')
+      && (await board(page, 'turn')) === 'human',
+      `a seat changed while the engine thinks: the game goes on (${played.join(' ')})`);
+    check(!(await page.textContent('#message')), `and no error: "${await page.textContent('#message')}"`);
+    await compareWithEngine(page, 'safari-dual', {});
+    await page.fill('#movetime', '40');
+
+    // Reloading frees the old session: more reloads than the server has
+    // places, and the board still opens.
+    for (let i = 0; i < 10; i++) {
+      await page.reload();
+      await waitForTurn(page);
+    }
+    check(!(await page.textContent('#message')).includes('open already'), 'ten reloads leave the board usable');
     const icon = await page.evaluate(async () => (await fetch('/favicon.ico')).status);
     check(icon === 200, 'a favicon is served');
 

@@ -312,6 +312,7 @@ fn router(server: Arc<Server>) -> Router {
         .route("/api/session", post(new_session))
         .route("/api/session/{id}/send", post(send))
         .route("/api/session/{id}/restart", post(restart))
+        .route("/api/session/{id}/close", post(close))
         .route("/api/session/{id}/events", get(events))
         .fallback(|| async { text(StatusCode::NOT_FOUND, "not found") })
         .layer(axum::middleware::from_fn_with_state(
@@ -368,6 +369,16 @@ async fn send(State(server): State<Arc<Server>>, Path(id): Path<String>, body: B
 async fn restart(State(server): State<Arc<Server>>, Path(id): Path<String>) -> Response {
     let restarted = Arc::clone(&server);
     match blocking(move || sessions::restart(&restarted.sessions, &id)).await {
+        Ok(()) => StatusCode::NO_CONTENT.into_response(),
+        Err(e) => text(StatusCode::NOT_FOUND, e.to_string()),
+    }
+}
+
+/// A tab that closes or reloads says so (`navigator.sendBeacon`): its
+/// engine stops and its place is free at once.
+async fn close(State(server): State<Arc<Server>>, Path(id): Path<String>) -> Response {
+    let closing = Arc::clone(&server);
+    match blocking(move || sessions::close(&closing.sessions, &id)).await {
         Ok(()) => StatusCode::NO_CONTENT.into_response(),
         Err(e) => text(StatusCode::NOT_FOUND, e.to_string()),
     }

@@ -260,6 +260,17 @@ pub fn restart(sessions: &Arc<Sessions>, id: &str) -> Result<(), SessionError> {
     Ok(())
 }
 
+/// Ends a session at once (its tab closed or reloaded), freeing its place.
+pub fn close(sessions: &Arc<Sessions>, id: &str) -> Result<(), SessionError> {
+    let mut session = sessions
+        .lock()
+        .remove(id)
+        .ok_or(SessionError::NoSuchSession)?;
+    session.child.kill();
+    sessions.notify();
+    Ok(())
+}
+
 /// Ends sessions nobody has looked at for a while (closed tabs).
 pub fn reap_idle(sessions: &Sessions) {
     loop {
