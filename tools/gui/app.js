@@ -120,6 +120,12 @@ const name = (file, rank) => String.fromCharCode(97 + file) + rank;
 
 const GAMES = {
   'hat-diviyan-keliya': {
+    howto: [
+      'One tiger against seven leopards. By default the tiger is placed first, on any point; the leopards are then dropped one per turn on empty points, and once all seven are down they step along the lines.',
+      'The tiger steps along a line, or jumps a leopard next to it onto the empty point just beyond, in a straight line, capturing it.',
+      'The tiger wins after four captures; the leopards win when the tiger cannot move. @ in the move list is a drop.',
+    ],
+    legend: { T: 'the tiger', L: 'a leopard' },
     title: 'Hat Diviyan Keliya',
     seats: { t: 'Tiger', l: 'Leopards' },
     layout(options) {
@@ -155,6 +161,12 @@ const GAMES = {
   },
 
   'awithlaknannai-mosona': {
+    howto: [
+      'Twelve men each on three long rows. A man steps to an empty neighbouring point along a line.',
+      'Capture by leaping over an enemy neighbour to the empty point beyond it; a man that can leap again must, and the whole chain is one move. Capturing is forced.',
+      'Capture every enemy man to win; a side that cannot move loses; 50 moves without a capture end the game.',
+    ],
+    legend: { W: 'a White man', B: 'a Black man' },
     title: 'Awithlaknannai Mosona',
     seats: { w: 'White', b: 'Black' },
     layout(options) {
@@ -185,6 +197,12 @@ const GAMES = {
   },
 
   'safari-dual': {
+    howto: [
+      'Every piece steps one square in any direction to an empty square. The shaded corners are the lions\' bases.',
+      'The piece that moves captures enemies caught in a line between it and a partner: elephant with elephant, giraffe with giraffe (even an enemy one), or its own lion with its own elephants and giraffes.',
+      'Win by capturing the enemy lion or by moving your lion onto the enemy lion\'s base.',
+    ],
+    legend: { L: 'Round\'s lion', E: 'Round\'s elephant', G: 'Round\'s giraffe', l: 'Angular\'s lion', e: 'Angular\'s elephant', g: 'Angular\'s giraffe' },
     title: 'Safari-Dual',
     seats: { r: 'Round', a: 'Angular' },
     layout() {
@@ -208,6 +226,12 @@ const GAMES = {
   },
 
   'kilkenny-cats': {
+    howto: [
+      'Roll the die, then move one cat exactly that many squares in a straight line, over empty squares only. Landing on an enemy cat captures it.',
+      'Each seat races its cats to its two mice, the small squares beyond the opposite edge (marked with its initial); a mouse needs the exact roll.',
+      'The first seat with cats on both of its mice wins. If no cat can move the roll, the move is a pass.',
+    ],
+    legend: { S: 'a South cat', W: 'a West cat', N: 'a North cat', E: 'an East cat' },
     title: 'Kilkenny Cats',
     seats: { s: 'South', w: 'West', n: 'North', e: 'East' },
     mice: ['h16', 'i16', 'h1', 'i1', 'p8', 'p9', 'a8', 'a9'],
@@ -424,6 +448,13 @@ function humanToMove() {
   return state.status === 'ongoing' && state.human.has(state.side);
 }
 
+/** The Skill of the strength chosen, for every engine move from now on. */
+async function setStrength() {
+  const lines = await engine.exchange([`setoption name Skill value ${$('strength').value}`, 'isready'], (l) => l === 'readyok');
+  const error = errorIn(lines);
+  if (error) throw new Error(error.slice(19));
+}
+
 async function newGame() {
   if (state.busy) return;
   state.game = $('game').value;
@@ -443,6 +474,7 @@ async function newGame() {
     state.moves = [];
     state.history = [];
     $('thinking').textContent = '—';
+    showHowTo();
     await sync();
   });
 }
@@ -471,7 +503,9 @@ async function engineTurns() {
     } else {
       render();
       const movetime = Math.max(10, Number($('movetime').value) || 500);
-      const lines = await engine.exchange([`go movetime ${movetime}`], (l) => l.startsWith('bestmove '), (l) => showThinking(l));
+      const seat = state.side;
+      state.solvedSearch = false;
+      const lines = await engine.exchange([`go movetime ${movetime}`], (l) => l.startsWith('bestmove '), (l) => showThinking(l, seat));
       const best = lines[lines.length - 1].split(/\s+/)[1];
       if (!best || best === '(none)') throw new Error('the engine found no move');
       state.moves.push(best);
@@ -480,14 +514,71 @@ async function engineTurns() {
   }
 }
 
-function showThinking(line) {
+/** The engine's score, said from the person's side: `kind` and `value`
+ * as in `score <kind> <value>`, for the engine's `seat`. */
+function scoreInWords(kind, value, seat, solved) {
+  const game = GAMES[state.game];
+  const engineName = game.seats[seat] || seat;
+  const person = [...state.human][0];
+  // With two seats the person's view is the engine's turned round.
+  const against = person && person !== seat && state.seats.length === 2;
+  const n = Number(value);
+  if (kind === 'win') {
+    if (!against) return `${engineName} ${solved ? 'wins' : 'can force a win'} in ${n} move${n === 1 ? '' : 's'}`;
+    return solved ? `Solved: you cannot win from here (the engine wins in ${n} move${n === 1 ? '' : 's'})`
+      : `The engine sees a forced win in ${n}: you are lost if it is right`;
+  }
+  if (kind === 'loss') {
+    if (!against) return `${engineName} ${solved ? 'loses' : 'sees a forced loss'} in ${n} move${n === 1 ? '' : 's'}`;
+    return solved ? 'Solved: you can win from here with best play' : 'The engine sees that you can force a win';
+  }
+  const pieces = Math.abs(n) / 100;
+  const even = pieces < 0.3;
+  if (!against) return even ? `${engineName}: about even` : `${engineName}: ${n > 0 ? 'ahead' : 'behind'} by about ${pieces.toFixed(1)}`;
+  if (even) return 'About even';
+  return n > 0 ? `The engine thinks you are behind by about ${pieces.toFixed(1)}` : `The engine thinks you are ahead by about ${pieces.toFixed(1)}`;
+}
+
+function showThinking(line, seat) {
+  if (line.startsWith('info string solved')) state.solvedSearch = true;
   if (!line.startsWith('info depth ')) return;
   const words = line.split(/\s+/);
   const get = (key) => { const i = words.indexOf(key); return i >= 0 ? words[i + 1] : ''; };
   const s = words.indexOf('score');
-  const score = s >= 0 ? words[s + 1] + ' ' + words[s + 2] : '';
+  const verdict = s >= 0 ? scoreInWords(words[s + 1], words[s + 2], seat, state.solvedSearch) : '';
   const pv = words.indexOf('pv') >= 0 ? words.slice(words.indexOf('pv') + 1).join(' ') : '';
-  $('thinking').textContent = `depth ${get('depth')}  score ${score}  nodes ${get('nodes')}\npv ${pv}`;
+  $('thinking').replaceChildren();
+  const head = document.createElement('div');
+  head.className = 'verdict';
+  head.textContent = verdict;
+  $('thinking').append(head, `depth ${get('depth')}  nodes ${get('nodes')}\nexpects ${pv}`);
+}
+
+/** The rules in short, and what the letters mean, for the game shown. */
+function showHowTo() {
+  const game = GAMES[state.game];
+  $('howto-title').textContent = `(${game.title})`;
+  const box = $('howto-text');
+  box.replaceChildren();
+  for (const text of game.howto) {
+    const p = document.createElement('p');
+    p.textContent = text;
+    box.append(p);
+  }
+  const legend = document.createElement('dl');
+  for (const [letter, meaning] of Object.entries(game.legend)) {
+    const dt = document.createElement('dt');
+    dt.textContent = letter;
+    const dd = document.createElement('dd');
+    dd.textContent = meaning;
+    legend.append(dt, dd);
+  }
+  box.append(legend);
+  if (state.game === 'hat-diviyan-keliya') {
+    const note = document.createElement('p');
+    note.textContent = 'At full strength the engine plays this game perfectly, from a solved table: as the tiger you cannot win against it. Lower the strength to have a chance.';
+    box.append(note);
+  }
 }
 
 async function play(move) {
@@ -747,6 +838,7 @@ async function main() {
     // 53 random bits: a whole number JavaScript writes exactly.
     await engine.exchange([`setoption name Seed value ${(seed[0] & 0x1fffff) * 4294967296 + seed[1]}`, 'isready'], (l) => l === 'readyok');
     state.catalogue = parseCatalogue(await engine.exchange(['games'], (l) => l === 'gamesok'));
+    await setStrength();
     for (const [id, g] of Object.entries(GAMES)) $('game').append(new Option(g.title, id));
     $('game').value = GAMES[config.game] ? config.game : 'hat-diviyan-keliya';
     fillOptions($('game').value, {});
@@ -755,6 +847,9 @@ async function main() {
     message(String(e.message || e));
   }
   $('game').onchange = () => fillOptions($('game').value, {});
+  // Skill levels: 0 random moves, 1 greedy, 2-19 a shallow noisy search,
+  // 20 full strength (protocol.md, setoption).
+  $('strength').onchange = () => run(() => setStrength());
   $('new').onclick = newGame;
   $('undo').onclick = undo;
   $('flip').onclick = flip;
@@ -779,6 +874,7 @@ async function main() {
     $('restart').hidden = true;
     const words = Object.entries(state.options).map(([k, v]) => `${k}=${v}`).join(' ');
     await engine.exchange([`newgame ${state.game} ${words}`.trim(), 'isready'], (l) => l === 'readyok');
+    await setStrength();
     await sync();
   });
 }

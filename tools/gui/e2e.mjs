@@ -283,6 +283,33 @@ async function main() {
       await waitForTurn(page);
     }
     check(!(await page.textContent('#message')).includes('open already'), 'ten reloads leave the board usable');
+
+    // How to play, the strength, and the engine's view in words.
+    check((await page.textContent('#howto-title')).includes('Hat Diviyan Keliya')
+      && (await page.textContent('#howto-text')).includes('solved table'), 'how to play, and the solved game said plainly');
+    await page.selectOption('#strength', '0');
+    await page.selectOption('#game', 'safari-dual');
+    await page.click('#new');
+    await waitForTurn(page);
+    check(await clickMove(page, 'safari-dual', 0), 'at random strength the engine answers');
+    const verdict = await page.textContent('#thinking .verdict');
+    check(/about even|ahead|behind|win|lose|lost|Solved/i.test(verdict) && !/score|cp /.test(await page.textContent('#thinking')),
+      `the engine's view in words: "${verdict}"`);
+    check((await page.textContent('#howto-text')).includes("Angular's giraffe"), 'the legend names the pieces');
+    await page.selectOption('#strength', '20');
+    check(!(await page.textContent('#message')), 'changing the strength raises no error');
+
+    // A phone: the board fits the screen.
+    const phone = await browser.newPage({ viewport: { width: 390, height: 844 } });
+    await phone.goto(`http://127.0.0.1:${port}/`);
+    await waitForTurn(phone);
+    await phone.selectOption('#game', 'kilkenny-cats');
+    await phone.click('#new');
+    await waitForTurn(phone);
+    const box = await phone.$eval('#board svg', (e) => e.getBoundingClientRect().width);
+    check(box <= 390, `on a phone the board fits the screen (${Math.round(box)} px wide)`);
+    await shot(phone, 'phone-kilkenny-cats');
+    await phone.close();
     const icon = await page.evaluate(async () => (await fetch('/favicon.ico')).status);
     check(icon === 200, 'a favicon is served');
 
