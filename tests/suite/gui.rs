@@ -306,6 +306,32 @@ fn oversized_slow_and_malformed_requests_are_bounded() {
 }
 
 #[test]
+fn a_long_paste_of_commands_does_not_end_the_session() {
+    let server = start();
+    let id = session(&server);
+    // 64 KiB of `d`: hundreds of thousands of lines back, in seconds.
+    let paste = "d\n".repeat(32 * 1024 - 8);
+    let (status, _) = request(
+        &server,
+        "POST",
+        &format!("/api/session/{id}/send"),
+        &paste,
+        None,
+    );
+    assert!(status.contains("204"), "{status}");
+    let (status, _) = request(
+        &server,
+        "POST",
+        &format!("/api/session/{id}/send"),
+        "isready\n",
+        None,
+    );
+    assert!(status.contains("204"), "{status}");
+    let events = read_events_until(&server, &id, "data: readyok");
+    assert!(!events.contains("event: exit"), "the engine was stopped");
+}
+
+#[test]
 fn connections_are_capped_and_idle_ones_freed() {
     let server = start_with(&["--io-timeout-ms", "1500"]);
     // 64 connections that say nothing fill every slot.
@@ -329,10 +355,11 @@ fn engine_output_that_is_not_text_or_never_ends_stalls_nothing() {
     let dir = std::env::temp_dir().join(format!("menagerie-gui-{}", std::process::id()));
     std::fs::create_dir_all(&dir).unwrap();
     let engine = dir.join("binary-engine.sh");
-    // Bytes that are not UTF-8, then a flood of lines, and it never reads.
+    // Bytes that are not UTF-8, then output without end (more lines in a
+    // minute than any paste answers with), and it never reads.
     std::fs::write(
         &engine,
-        "#!/bin/sh\nprintf 'id name \\377\\376 binary\\n'\nyes flood | head -n 300000\nsleep 30\n",
+        "#!/bin/sh\nprintf 'id name \\377\\376 binary\\n'\nsleep 1\nyes flood | head -n 3000000\nsleep 30\n",
     )
     .unwrap();
     use std::os::unix::fs::PermissionsExt;

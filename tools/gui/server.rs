@@ -374,6 +374,9 @@ async fn restart(State(server): State<Arc<Server>>, Path(id): Path<String>) -> R
     }
 }
 
+/// Lines an event stream takes from its session at a time.
+const STREAM_BATCH: usize = 256;
+
 /// A tab that closes or reloads says so (`navigator.sendBeacon`): its
 /// engine stops and its place is free at once.
 async fn close(State(server): State<Arc<Server>>, Path(id): Path<String>) -> Response {
@@ -481,9 +484,14 @@ impl EventCursor {
                     .data("restart"),
             );
         }
-        // A `from` past the end (a client's mistake) waits for the lines.
-        if s.lines.len() > self.sent {
-            for (i, line) in s.lines[self.sent..].iter().enumerate() {
+        // A stream that fell behind the lines kept skips ahead; a `from`
+        // past the end (a client's mistake) waits for the lines. A few
+        // lines at a time: a slow reader holds no copy of the session.
+        self.sent = self.sent.max(s.first);
+        let end = s.first + s.lines.len();
+        if end > self.sent {
+            let batch = (end - self.sent).min(STREAM_BATCH);
+            for (i, line) in s.lines.range(self.sent - s.first..).take(batch).enumerate() {
                 self.pending.push_back(
                     Event::default()
                         .id(format!("{}:{}", self.epoch, self.sent + i + 1))
@@ -492,10 +500,11 @@ impl EventCursor {
                         .data(line.replace('\r', "\u{fffd}")),
                 );
             }
-            self.sent = s.lines.len();
+            self.sent += batch;
         }
         if let Some(why) = &s.exited {
-            if !self.exit_sent {
+            // After the last line.
+            if !self.exit_sent && self.sent >= end {
                 self.pending
                     .push_back(Event::default().event("exit").data(why));
                 self.exit_sent = true;

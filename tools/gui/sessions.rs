@@ -55,10 +55,16 @@ impl Sessions {
     }
 }
 
-/// Most bytes kept of one engine line, and most lines of one engine run:
-/// an engine that floods is stopped rather than filling memory.
+/// Most bytes kept of one engine line.
 const MAX_LINE: usize = 64 * 1024;
-const MAX_LINES: usize = 200_000;
+/// The engine's latest lines kept for the event streams (a stream that
+/// falls further behind skips ahead): memory stays bounded however long a
+/// session lives.
+pub const KEPT_LINES: usize = 20_000;
+/// Lines an engine may print in a minute: a paste of thousands of
+/// commands answers with hundreds of thousands; output without end is
+/// stopped.
+const LINES_PER_MINUTE: usize = 1_000_000;
 
 /// One browser session: an engine process and everything it printed.
 pub struct Session {
@@ -66,8 +72,11 @@ pub struct Session {
     /// Written outside the sessions lock: an engine that stops reading
     /// blocks its own session's writes only.
     pub stdin: Arc<Mutex<ChildStdin>>,
-    /// Engine lines so far; `epoch` changes when the engine is restarted.
-    pub lines: Vec<String>,
+    /// The engine's latest lines (at most [`KEPT_LINES`]); `epoch` changes
+    /// when the engine is restarted.
+    pub lines: std::collections::VecDeque<String>,
+    /// The number, in this engine's run, of the first line kept.
+    pub first: usize,
     pub epoch: u32,
     pub exited: Option<String>,
     pub last_seen: Instant,
@@ -130,19 +139,30 @@ fn spawn_engine(
 /// waiting for the engine.
 fn relay_output(sessions: &Sessions, id: &str, epoch: u32, stdout: std::process::ChildStdout) {
     let mut why_stopped = None;
+    let (mut minute, mut this_minute) = (Instant::now(), 0usize);
     // The rest of an over-long line is dropped.
     for read in BoundedLines::new(BufReader::new(stdout), MAX_LINE) {
+        if minute.elapsed() >= Duration::from_secs(60) {
+            (minute, this_minute) = (Instant::now(), 0);
+        }
+        this_minute += 1;
         let text = String::from_utf8_lossy(&read.bytes);
         let line = text.trim_end_matches('\r').to_string();
         let mut map = sessions.lock();
         match map.get_mut(id) {
             Some(s) if s.epoch == epoch => {
-                if s.lines.len() >= MAX_LINES {
+                if this_minute > LINES_PER_MINUTE {
                     s.child.kill();
-                    why_stopped = Some(format!("stopped: printed more than {MAX_LINES} lines"));
+                    why_stopped = Some(format!(
+                        "stopped: printed more than {LINES_PER_MINUTE} lines in a minute"
+                    ));
                     break;
                 }
-                s.lines.push(line);
+                s.lines.push_back(line);
+                if s.lines.len() > KEPT_LINES {
+                    s.lines.pop_front();
+                    s.first += 1;
+                }
             }
             _ => return,
         }
@@ -234,7 +254,8 @@ pub fn start(sessions: &Arc<Sessions>) -> Result<String, SessionError> {
         Session {
             child,
             stdin: Arc::new(Mutex::new(stdin)),
-            lines: Vec::new(),
+            lines: std::collections::VecDeque::new(),
+            first: 0,
             epoch: 0,
             exited: None,
             last_seen: Instant::now(),
@@ -250,6 +271,7 @@ pub fn restart(sessions: &Arc<Sessions>, id: &str) -> Result<(), SessionError> {
     // A new epoch: the old reader thread's late lines are dropped.
     session.epoch += 1;
     session.lines.clear();
+    session.first = 0;
     session.exited = None;
     session.last_seen = Instant::now();
     let (child, stdin) = spawn_engine(sessions, id, session.epoch)?;
