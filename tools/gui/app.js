@@ -433,10 +433,37 @@ async function sync() {
   const lines = await engine.exchange([command, 'd', 'query chance', 'legal'], (l) => l === 'legal' || l.startsWith('legal '));
   const error = errorIn(lines);
   if (error) throw new Error(error.slice(19));
+  const before = state.notation;
   readDisplay(lines);
+  noteCaptures(before, state.notation);
   state.chance = lines.includes('response true');
   state.legal = lines[lines.length - 1].split(/\s+/).slice(1);
   state.history[state.moves.length] = { side: state.side, chance: state.chance };
+}
+
+/** What the last move captured: pieces that left the board, and where
+ * they stood if that point is now empty (drawn as ghosts). */
+function noteCaptures(before, after) {
+  const n = state.moves.length - 1;
+  if (!state.captures) state.captures = [];
+  state.captures.length = Math.max(0, n);
+  if (n < 0 || !before || !after || before === after) return;
+  const layout = GAMES[state.game].layout(state.options);
+  const old = parsePosition(state.game, layout, before).pieces;
+  const now = parsePosition(state.game, layout, after).pieces;
+  const count = (pieces) => {
+    const c = {};
+    for (const letter of Object.values(pieces)) c[letter] = (c[letter] || 0) + 1;
+    return c;
+  };
+  const [was, is] = [count(old), count(now)];
+  const letters = [];
+  for (const [letter, k] of Object.entries(was)) {
+    for (let i = 0; i < k - (is[letter] || 0); i++) letters.push(letter);
+  }
+  if (letters.length === 0) return;
+  const points = Object.keys(old).filter((p) => letters.includes(old[p]) && now[p] !== old[p]);
+  state.captures[n] = { letters, points };
 }
 
 /** Whether the position awaits a chance outcome (a roll), as the engine says. */
@@ -509,10 +536,20 @@ async function engineTurns() {
       const best = lines[lines.length - 1].split(/\s+/)[1];
       if (!best || best === '(none)') throw new Error('the engine found no move');
       state.moves.push(best);
+      await sync();
+      // Engine moves in a row (the other seats of Kilkenny Cats) are
+      // shown one at a time, each with its captures.
+      if (state.status === 'ongoing' && !humanToMove()) {
+        render();
+        await new Promise((resolve) => setTimeout(resolve, ENGINE_MOVE_PAUSE_MS));
+      }
+      continue;
     }
     await sync();
   }
 }
+
+const ENGINE_MOVE_PAUSE_MS = 400;
 
 /** The engine's score, said from the person's side: `kind` and `value`
  * as in `score <kind> <value>`, for the engine's `seat`. */
@@ -751,6 +788,16 @@ function render() {
       el('circle', { cx: x, cy: y, r: layout.radius + 2, class: 'last-point' }, svg);
     }
   }
+  // What the last move captured, where it stood.
+  const taken = (state.captures || [])[state.moves.length - 1];
+  for (const p of taken ? taken.points : []) {
+    if (!layout.points[p]) continue;
+    const [x, y] = layout.points[p];
+    const ghost = el('g', { class: 'ghost', 'data-captured': p }, svg);
+    el('circle', { cx: x, cy: y, r: layout.radius, class: 'ghost-piece' }, ghost);
+    el('line', { x1: x - 8, y1: y - 8, x2: x + 8, y2: y + 8, class: 'ghost-cross' }, ghost);
+    el('line', { x1: x - 8, y1: y + 8, x2: x + 8, y2: y - 8, class: 'ghost-cross' }, ghost);
+  }
   // Where a click can go next: before any click, every piece that can
   // move and every drop point.
   const next = new Set();
@@ -802,6 +849,11 @@ function render() {
     } else {
       number++;
       li.textContent = `${number}. ${who(before.side)}: ${m}`;
+      const taken = (state.captures || [])[i];
+      if (taken) {
+        li.textContent += ` × ${taken.letters.map((l) => game.legend[l] || l).join(', ')}`;
+        li.className = 'capture';
+      }
     }
     moves.append(li);
   });

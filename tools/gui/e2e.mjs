@@ -205,6 +205,8 @@ async function main() {
     await waitForTurn(page);
     await playGame(page, 'hat-diviyan-keliya', { start: 'ludovici', board: 'small' }, 4);
     await playGame(page, 'awithlaknannai-mosona', { board: 'lined', leap: 'bent', ending: 'draw' }, 3);
+    // Its first move is a forced capture: the list says what was taken.
+    check((await page.textContent('#moves')).includes('× a Black man'), 'a capture is shown in the move list');
     await playGame(page, 'safari-dual', {}, 3);
     await playGame(page, 'kilkenny-cats', { players: '2' }, 3);
 
