@@ -737,7 +737,11 @@ function el(tag, attrs, parent) {
   return e;
 }
 
+/** The point whose button had the keyboard's focus before a render. */
+let focusAfterRender = null;
+
 function render() {
+  let focused = null;
   const game = GAMES[state.game];
   const layout = game.layout(state.options);
   const position = state.notation ? parsePosition(state.game, layout, state.notation) : { pieces: {}, fields: [] };
@@ -833,7 +837,24 @@ function render() {
     if (state.selection.includes(point)) hit.setAttribute('class', 'target selected');
     else if (next.has(point)) hit.setAttribute('class', state.selection.length ? 'target next' : 'target movable');
     hit.addEventListener('click', () => click(point));
+    // Keyboard and screen readers: every point is a button named by its
+    // coordinate and what stands on it; Tab moves between them, Enter or
+    // Space clicks.
+    const what = letter ? (game.legend[letter] || letter) : 'empty';
+    const can = next.has(point) ? (state.selection.length ? ', a move can go here' : ', can move') : '';
+    hit.setAttribute('tabindex', '0');
+    hit.setAttribute('role', 'button');
+    hit.setAttribute('aria-label', `${point}: ${what}${can}`);
+    hit.addEventListener('keydown', (e) => {
+      if (e.key === 'Enter' || e.key === ' ') {
+        e.preventDefault();
+        focusAfterRender = point;
+        click(point);
+      }
+    });
+    if (focusAfterRender === point) focused = hit;
   }
+  if (focused) focused.focus();
   $('notation').value = state.notation;
   const moves = $('moves');
   moves.innerHTML = '';

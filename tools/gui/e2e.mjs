@@ -207,6 +207,21 @@ async function main() {
     await playGame(page, 'awithlaknannai-mosona', { board: 'lined', leap: 'bent', ending: 'draw' }, 3);
     // Its first move is a forced capture: the list says what was taken.
     check((await page.textContent('#moves')).includes('× a Black man'), 'a capture is shown in the move list');
+    // Keyboard play: a move chosen with Tab-focus and Enter.
+    await page.selectOption('#game', 'safari-dual');
+    await page.click('#new');
+    await waitForTurn(page);
+    const kbMove = (await board(page, 'legal')).split(' ')[0];
+    const kbBefore = (await board(page, 'moves')).split(' ').filter(Boolean).length;
+    for (const point of clickPath(kbMove)) {
+      await page.focus(`[data-point="${point}"] .target`);
+      await page.keyboard.press('Enter');
+    }
+    await page.waitForFunction((n) => document.querySelector('#board').dataset.moves.split(' ').filter(Boolean).length > n, kbBefore, { timeout: 10000 });
+    check((await board(page, 'moves')).split(' ')[kbBefore] === kbMove, `a move played from the keyboard: ${kbMove}`);
+    const label = await page.getAttribute(`[data-point="a1"] .target`, 'aria-label');
+    check(/^a1: /.test(label || ''), `points are labelled for screen readers: "${label}"`);
+    await waitForTurn(page);
     await playGame(page, 'safari-dual', {}, 3);
     await playGame(page, 'kilkenny-cats', { players: '2' }, 3);
 
