@@ -712,3 +712,52 @@ fn a_closed_tab_frees_its_place_at_once() {
     );
     assert!(evil.starts_with("HTTP/1.1 403"), "{evil}");
 }
+
+#[test]
+fn an_engine_that_never_reads_ties_up_no_thread_of_the_server() {
+    let dir = std::env::temp_dir().join(format!("menagerie-gui-deaf-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let engine = dir.join("deaf-engine.sh");
+    std::fs::write(&engine, "#!/bin/sh\nexec sleep 60\n").unwrap();
+    use std::os::unix::fs::PermissionsExt;
+    std::fs::set_permissions(&engine, std::fs::Permissions::from_mode(0o755)).unwrap();
+    let server = start_with(&["--engine", engine.to_str().unwrap()]);
+    let id = session(&server);
+    let body = "d\n".repeat(30 * 1024);
+    let started = Instant::now();
+    let mut refused = 0;
+    // Far more than the pipe and the queue hold: every answer comes at
+    // once, the later ones refusals.
+    for _ in 0..600 {
+        let (status, text) = request(
+            &server,
+            "POST",
+            &format!("/api/session/{id}/send"),
+            &body,
+            None,
+        );
+        if status.contains("503") {
+            assert!(text.contains("not reading"), "{text}");
+            refused += 1;
+        } else {
+            assert!(status.contains("204"), "{status}");
+        }
+    }
+    assert!(refused > 500, "only {refused} refusals");
+    assert!(
+        started.elapsed() < Duration::from_secs(30),
+        "{:?}",
+        started.elapsed()
+    );
+    // Other sessions are served as before.
+    let other = session(&server);
+    let (status, _) = request(
+        &server,
+        "POST",
+        &format!("/api/session/{other}/send"),
+        "uci\n",
+        None,
+    );
+    assert!(status.contains("204"), "{status}");
+    let _ = std::fs::remove_dir_all(&dir);
+}

@@ -343,25 +343,21 @@ async fn send(State(server): State<Arc<Server>>, Path(id): Path<String>, body: B
         Ok(lines) => lines,
         Err(refused) => return refused,
     };
-    let stdin = sessions::with(&server.sessions, &id, |s| match s.exited {
+    let queued = sessions::with(&server.sessions, &id, |s| match s.exited {
         Some(_) => Err(sessions::SessionError::Stopped),
-        None => Ok(Arc::clone(&s.stdin)),
+        None => Ok(s.input.try_send(lines)),
     });
-    let stdin = match stdin {
-        Ok(stdin) => stdin,
-        Err(e) => return text(StatusCode::GONE, e.to_string()),
-    };
-    // Written outside the sessions lock and off the event loop: an engine
-    // that stops reading blocks only its own session's writes.
-    let written = blocking(move || {
-        let mut stdin = stdin.lock().unwrap_or_else(|p| p.into_inner());
-        stdin
-            .write_all(lines.as_bytes())
-            .and_then(|_| stdin.flush())
-    })
-    .await;
-    match written {
-        Ok(()) => StatusCode::NO_CONTENT.into_response(),
+    // Queued for the session's writer thread: nothing here waits for an
+    // engine that does not read.
+    match queued {
+        Ok(Ok(())) => StatusCode::NO_CONTENT.into_response(),
+        Ok(Err(std::sync::mpsc::TrySendError::Full(_))) => text(
+            StatusCode::SERVICE_UNAVAILABLE,
+            "the engine is not reading its input",
+        ),
+        Ok(Err(std::sync::mpsc::TrySendError::Disconnected(_))) => {
+            text(StatusCode::GONE, "the engine has stopped")
+        }
         Err(e) => text(StatusCode::GONE, e.to_string()),
     }
 }

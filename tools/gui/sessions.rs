@@ -4,10 +4,10 @@
 //! and read by a thread each; the HTTP side only looks and writes.
 
 use std::collections::HashMap;
-use std::io::{BufReader, Read};
+use std::io::{BufReader, Read, Write};
 use std::path::PathBuf;
 use std::process::ChildStdin;
-use std::sync::mpsc::{channel, Sender};
+use std::sync::mpsc::{channel, sync_channel, Receiver, Sender, SyncSender};
 use std::sync::{Arc, Mutex, MutexGuard};
 use std::time::{Duration, Instant};
 
@@ -69,9 +69,10 @@ const LINES_PER_MINUTE: usize = 1_000_000;
 /// One browser session: an engine process and everything it printed.
 pub struct Session {
     child: Group,
-    /// Written outside the sessions lock: an engine that stops reading
-    /// blocks its own session's writes only.
-    pub stdin: Arc<Mutex<ChildStdin>>,
+    /// The engine's input, written by a thread of its own: an engine that
+    /// stops reading fills this queue ([`INPUT_QUEUE`] requests), and then
+    /// its requests are refused; no thread of the server waits for it.
+    pub input: SyncSender<String>,
     /// The engine's latest lines (at most [`KEPT_LINES`]); `epoch` changes
     /// when the engine is restarted.
     pub lines: std::collections::VecDeque<String>,
@@ -112,7 +113,7 @@ fn spawn_engine(
     sessions: &Arc<Sessions>,
     id: &str,
     epoch: u32,
-) -> Result<(Group, ChildStdin), SessionError> {
+) -> Result<(Group, SyncSender<String>), SessionError> {
     // Its own process group, killed with the server.
     let command = vec![sessions.engine.to_string_lossy().into_owned()];
     let (reply, started) = channel();
@@ -130,7 +131,26 @@ fn spawn_engine(
     let stdout = child.take_stdout().expect("piped");
     let (sessions, id) = (Arc::clone(sessions), id.to_string());
     std::thread::spawn(move || relay_output(&sessions, &id, epoch, stdout));
-    Ok((child, stdin))
+    let (input, requests) = sync_channel::<String>(INPUT_QUEUE);
+    std::thread::spawn(move || write_input(stdin, requests));
+    Ok((child, input))
+}
+
+/// Requests of lines waiting for an engine that does not read.
+pub const INPUT_QUEUE: usize = 16;
+
+/// Writes the page's lines to the engine, in order; ends when the engine
+/// is gone (a write fails) or the session drops its end.
+fn write_input(mut stdin: ChildStdin, requests: Receiver<String>) {
+    for lines in requests {
+        if stdin
+            .write_all(lines.as_bytes())
+            .and_then(|_| stdin.flush())
+            .is_err()
+        {
+            return;
+        }
+    }
 }
 
 /// Collects an engine's lines for the event streams: bytes that are not
@@ -248,12 +268,12 @@ pub fn start(sessions: &Arc<Sessions>) -> Result<String, SessionError> {
     if map.len() >= sessions.max {
         return Err(SessionError::Full(sessions.max));
     }
-    let (child, stdin) = spawn_engine(sessions, &id, 0)?;
+    let (child, input) = spawn_engine(sessions, &id, 0)?;
     map.insert(
         id.clone(),
         Session {
             child,
-            stdin: Arc::new(Mutex::new(stdin)),
+            input,
             lines: std::collections::VecDeque::new(),
             first: 0,
             epoch: 0,
@@ -274,9 +294,9 @@ pub fn restart(sessions: &Arc<Sessions>, id: &str) -> Result<(), SessionError> {
     session.first = 0;
     session.exited = None;
     session.last_seen = Instant::now();
-    let (child, stdin) = spawn_engine(sessions, id, session.epoch)?;
+    let (child, input) = spawn_engine(sessions, id, session.epoch)?;
     session.child = child;
-    session.stdin = Arc::new(Mutex::new(stdin));
+    session.input = input;
     drop(map);
     sessions.notify();
     Ok(())
