@@ -761,3 +761,50 @@ fn an_engine_that_never_reads_ties_up_no_thread_of_the_server() {
     assert!(status.contains("204"), "{status}");
     let _ = std::fs::remove_dir_all(&dir);
 }
+
+#[test]
+fn event_streams_cannot_fill_the_servers_connections() {
+    let server = start();
+    let id = session(&server);
+    // More streams of one session than the server has connections: each
+    // new one ends the one before, so the slots are never all taken.
+    let streams: Vec<TcpStream> = (0..80)
+        .map(|_| {
+            let mut stream = TcpStream::connect(("127.0.0.1", server.port)).unwrap();
+            write!(
+                stream,
+                "GET /api/session/{id}/events?from=0 HTTP/1.1\r\nHost: 127.0.0.1:{}\r\n\r\n",
+                server.port
+            )
+            .unwrap();
+            std::thread::sleep(Duration::from_millis(5));
+            stream
+        })
+        .collect();
+    std::thread::sleep(Duration::from_millis(300));
+    let (status, _) = request(&server, "GET", "/api/config", "", None);
+    assert!(status.contains("200"), "{status}");
+    // The latest stream is the one served.
+    let (status, _) = request(
+        &server,
+        "POST",
+        &format!("/api/session/{id}/send"),
+        "isready\n",
+        None,
+    );
+    assert!(status.contains("204"), "{status}");
+    let mut last = streams.into_iter().last().unwrap();
+    last.set_read_timeout(Some(Duration::from_secs(10)))
+        .unwrap();
+    let mut seen = String::new();
+    let mut reader = BufReader::new(&mut last);
+    let deadline = Instant::now() + Duration::from_secs(10);
+    while !seen.contains("data: readyok") && Instant::now() < deadline {
+        let mut line = String::new();
+        if reader.read_line(&mut line).unwrap_or(0) == 0 {
+            break;
+        }
+        seen.push_str(&line);
+    }
+    assert!(seen.contains("data: readyok"), "{seen}");
+}

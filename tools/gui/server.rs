@@ -392,10 +392,15 @@ async fn events(
     Query(query): Query<HashMap<String, String>>,
     headers: HeaderMap,
 ) -> Response {
-    let current = match sessions::with(&server.sessions, &id, |s| Ok(s.epoch)) {
-        Ok(epoch) => epoch,
+    let (current, stream) = match sessions::with(&server.sessions, &id, |s| {
+        s.streams += 1;
+        Ok((s.epoch, s.streams))
+    }) {
+        Ok(numbers) => numbers,
         Err(e) => return text(StatusCode::NOT_FOUND, e.to_string()),
     };
+    // An older stream of this session wakes and ends.
+    server.sessions.notify();
     let from = query.get("from").and_then(|v| v.parse().ok()).unwrap_or(0);
     let resume = headers
         .get("last-event-id")
@@ -406,6 +411,7 @@ async fn events(
         changes: server.sessions.changed.subscribe(),
         server,
         id,
+        stream,
         // A client that last saw an older engine hears about the restart
         // first.
         epoch: resume_epoch.unwrap_or(current),
@@ -432,6 +438,8 @@ async fn events(
 struct EventCursor {
     server: Arc<Server>,
     id: String,
+    /// Which of the session's streams this is (the latest is served).
+    stream: u64,
     epoch: u32,
     /// Lines of this epoch delivered so far.
     sent: usize,
@@ -467,6 +475,9 @@ impl EventCursor {
         let Some(s) = sessions.get_mut(&self.id) else {
             return false;
         };
+        if s.streams != self.stream {
+            return false;
+        }
         s.last_seen = Instant::now();
         if s.epoch != self.epoch {
             self.epoch = s.epoch;

@@ -50,7 +50,7 @@ impl Sessions {
         self.map.lock().unwrap_or_else(|p| p.into_inner())
     }
 
-    fn notify(&self) {
+    pub fn notify(&self) {
         self.changed.send_modify(|n| *n = n.wrapping_add(1));
     }
 }
@@ -79,6 +79,10 @@ pub struct Session {
     /// The number, in this engine's run, of the first line kept.
     pub first: usize,
     pub epoch: u32,
+    /// Event streams opened: only the latest is served (a tab has one;
+    /// a reconnect replaces it), so streams cannot fill the server's
+    /// connections.
+    pub streams: u64,
     pub exited: Option<String>,
     pub last_seen: Instant,
 }
@@ -277,6 +281,7 @@ pub fn start(sessions: &Arc<Sessions>) -> Result<String, SessionError> {
             lines: std::collections::VecDeque::new(),
             first: 0,
             epoch: 0,
+            streams: 0,
             exited: None,
             last_seen: Instant::now(),
         },
