@@ -808,3 +808,59 @@ fn event_streams_cannot_fill_the_servers_connections() {
     }
     assert!(seen.contains("data: readyok"), "{seen}");
 }
+
+#[test]
+fn the_pages_files_are_gzipped_and_revalidated_by_etag() {
+    let server = start();
+    let get = |extra: &str| {
+        raw(
+            &server,
+            format!(
+                "GET /app.js HTTP/1.1\r\nHost: 127.0.0.1:{}\r\n{extra}Connection: close\r\n\r\n",
+                server.port
+            )
+            .as_bytes(),
+        )
+    };
+    let plain = get("");
+    let head = |r: &str| {
+        r.split("\r\n\r\n")
+            .next()
+            .unwrap_or("")
+            .to_ascii_lowercase()
+    };
+    assert!(plain.starts_with("HTTP/1.1 200"), "{}", head(&plain));
+    assert!(
+        plain.contains("class Engine"),
+        "sent as it is without Accept-Encoding"
+    );
+    let zipped = get("Accept-Encoding: br, gzip;q=0.8\r\n");
+    assert!(
+        head(&zipped).contains("content-encoding: gzip"),
+        "{}",
+        head(&zipped)
+    );
+    let plain_length: usize = length(&head(&plain));
+    assert!(
+        length(&head(&zipped)) * 2 < plain_length,
+        "gzip halves it at least"
+    );
+    let tag = head(&plain)
+        .lines()
+        .find_map(|l| l.strip_prefix("etag: ").map(str::to_string))
+        .expect("an etag");
+    assert!(
+        head(&plain).contains("cache-control: no-cache"),
+        "{}",
+        head(&plain)
+    );
+    let again = get(&format!("If-None-Match: {tag}\r\n"));
+    assert!(again.starts_with("HTTP/1.1 304"), "{}", head(&again));
+}
+
+fn length(head: &str) -> usize {
+    head.lines()
+        .find_map(|l| l.strip_prefix("content-length: "))
+        .and_then(|n| n.trim().parse().ok())
+        .unwrap_or_else(|| panic!("no length in {head}"))
+}
