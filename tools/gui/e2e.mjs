@@ -320,12 +320,18 @@ async function main() {
     const phone = await browser.newPage({ viewport: { width: 390, height: 844 } });
     await phone.goto(`http://127.0.0.1:${port}/`);
     await waitForTurn(phone);
-    await phone.selectOption('#game', 'kilkenny-cats');
-    await phone.click('#new');
-    await waitForTurn(phone);
-    const box = await phone.$eval('#board svg', (e) => e.getBoundingClientRect().width);
-    check(box <= 390, `on a phone the board fits the screen (${Math.round(box)} px wide)`);
-    await shot(phone, 'phone-kilkenny-cats');
+    for (const game of ['hat-diviyan-keliya', 'awithlaknannai-mosona', 'safari-dual', 'kilkenny-cats']) {
+      await phone.selectOption('#game', game);
+      await phone.click('#new');
+      await waitForTurn(phone);
+      const box = await phone.$eval('#board svg', (e) => e.getBoundingClientRect());
+      check(box.width <= 390 && box.left >= 0, `${game}: on a phone the board fits the screen (${Math.round(box.width)} px wide)`);
+      const legal = (await board(phone, 'legal')).split(' ');
+      if ((await board(phone, 'turn')) === 'human' && !legal[0].startsWith('r')) {
+        check(await clickMove(phone, game, 0), `${game}: a move played on a phone`);
+      }
+      await shot(phone, `phone-${game}`);
+    }
     await phone.close();
     const icon = await page.evaluate(async () => (await fetch('/favicon.ico')).status);
     check(icon === 200, 'a favicon is served');
