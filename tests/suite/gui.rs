@@ -864,3 +864,46 @@ fn length(head: &str) -> usize {
         .and_then(|n| n.trim().parse().ok())
         .unwrap_or_else(|| panic!("no length in {head}"))
 }
+
+#[test]
+fn engines_printing_long_lines_to_readers_that_never_read_keep_the_server_small() {
+    let dir = std::env::temp_dir().join(format!("menagerie-gui-long-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let engine = dir.join("long-lines.sh");
+    // Lines of 60,000 bytes without end.
+    std::fs::write(
+        &engine,
+        "#!/bin/sh\nline=$(head -c 60000 /dev/zero | tr '\\\\0' x)\nwhile :; do echo \"$line\"; done\n",
+    )
+    .unwrap();
+    use std::os::unix::fs::PermissionsExt;
+    std::fs::set_permissions(&engine, std::fs::Permissions::from_mode(0o755)).unwrap();
+    let server = start_with(&["--engine", engine.to_str().unwrap()]);
+    // Every session, each with an event stream that is never read.
+    let _readers: Vec<TcpStream> = (0..8)
+        .map(|_| {
+            let id = session(&server);
+            let mut stream = TcpStream::connect(("127.0.0.1", server.port)).unwrap();
+            write!(
+                stream,
+                "GET /api/session/{id}/events?from=0 HTTP/1.1\r\nHost: 127.0.0.1:{}\r\n\r\n",
+                server.port
+            )
+            .unwrap();
+            stream
+        })
+        .collect();
+    std::thread::sleep(Duration::from_secs(4));
+    let status = std::fs::read_to_string(format!("/proc/{}/status", server.child.id())).unwrap();
+    let peak_kb: u64 = status
+        .lines()
+        .find_map(|l| l.strip_prefix("VmHWM:"))
+        .and_then(|v| v.split_whitespace().next())
+        .and_then(|v| v.parse().ok())
+        .unwrap();
+    assert!(peak_kb < 200 * 1024, "the server peaked at {peak_kb} kB");
+    assert!(request(&server, "GET", "/api/config", "", None)
+        .0
+        .contains("200"));
+    let _ = std::fs::remove_dir_all(&dir);
+}

@@ -415,6 +415,8 @@ async fn restart(State(server): State<Arc<Server>>, Path(id): Path<String>) -> R
 
 /// Lines an event stream takes from its session at a time.
 const STREAM_BATCH: usize = 256;
+/// And at most this many bytes of them (or one longer line).
+const STREAM_BATCH_BYTES: usize = 256 * 1024;
 
 /// A tab that closes or reloads says so (`navigator.sendBeacon`): its
 /// engine stops and its place is free at once.
@@ -540,7 +542,17 @@ impl EventCursor {
         self.sent = self.sent.max(s.first);
         let end = s.first + s.lines.len();
         if end > self.sent {
-            let batch = (end - self.sent).min(STREAM_BATCH);
+            // STREAM_BATCH lines, or fewer when they are long.
+            let mut bytes = 0;
+            let batch = s
+                .lines
+                .range(self.sent - s.first..)
+                .take(STREAM_BATCH)
+                .take_while(|line| {
+                    bytes += line.len();
+                    bytes <= STREAM_BATCH_BYTES || bytes == line.len()
+                })
+                .count();
             for (i, line) in s.lines.range(self.sent - s.first..).take(batch).enumerate() {
                 self.pending.push_back(
                     Event::default()

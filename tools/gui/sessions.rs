@@ -61,6 +61,8 @@ const MAX_LINE: usize = 64 * 1024;
 /// falls further behind skips ahead): memory stays bounded however long a
 /// session lives.
 pub const KEPT_LINES: usize = 20_000;
+/// And at most this many bytes of them.
+pub const KEPT_BYTES: usize = 4 << 20;
 /// Lines an engine may print in a minute: a paste of thousands of
 /// commands answers with hundreds of thousands; output without end is
 /// stopped.
@@ -78,6 +80,8 @@ pub struct Session {
     pub lines: std::collections::VecDeque<String>,
     /// The number, in this engine's run, of the first line kept.
     pub first: usize,
+    /// Bytes of the lines kept.
+    pub kept_bytes: usize,
     pub epoch: u32,
     /// Event streams opened: only the latest is served (a tab has one;
     /// a reconnect replaces it), so streams cannot fill the server's
@@ -182,9 +186,13 @@ fn relay_output(sessions: &Sessions, id: &str, epoch: u32, stdout: std::process:
                     ));
                     break;
                 }
+                s.kept_bytes += line.len();
                 s.lines.push_back(line);
-                if s.lines.len() > KEPT_LINES {
-                    s.lines.pop_front();
+                while s.lines.len() > KEPT_LINES || s.kept_bytes > KEPT_BYTES {
+                    let Some(dropped) = s.lines.pop_front() else {
+                        break;
+                    };
+                    s.kept_bytes -= dropped.len();
                     s.first += 1;
                 }
             }
@@ -280,6 +288,7 @@ pub fn start(sessions: &Arc<Sessions>) -> Result<String, SessionError> {
             input,
             lines: std::collections::VecDeque::new(),
             first: 0,
+            kept_bytes: 0,
             epoch: 0,
             streams: 0,
             exited: None,
@@ -297,6 +306,7 @@ pub fn restart(sessions: &Arc<Sessions>, id: &str) -> Result<(), SessionError> {
     session.epoch += 1;
     session.lines.clear();
     session.first = 0;
+    session.kept_bytes = 0;
     session.exited = None;
     session.last_seen = Instant::now();
     let (child, input) = spawn_engine(sessions, id, session.epoch)?;
