@@ -205,8 +205,45 @@ async function main() {
     await waitForTurn(page);
     await playGame(page, 'hat-diviyan-keliya', { start: 'ludovici', board: 'small' }, 4);
     await playGame(page, 'awithlaknannai-mosona', { board: 'lined', leap: 'bent', ending: 'draw' }, 3);
-    // Its first move is a forced capture: the list says what was taken.
-    check((await page.textContent('#moves')).includes('× a Black man'), 'a capture is shown in the move list');
+    // A capture in every game, played from the keyboard: the move list
+    // says what was taken, and a point left empty shows the trace.
+    const captures = [
+      ['hat-diviyan-keliya', { start: 'ludovici', board: 'small' }, 'T/1L1/3/3 t 0 6 0', 'b1b2b3', 'a leopard', 'b2'],
+      ['awithlaknannai-mosona', { board: 'lined', leap: 'bent', ending: 'draw' }, 'BBBBBBBB/BBBB1WWWW/WWWWWWWW w 0', 'f1g2i2', 'a Black man', 'g2'],
+      ['safari-dual', {}, '4l/5/Eg1E1/4G/L3G r 0', 'd3c3', "Angular's giraffe", 'b3'],
+      ['kilkenny-cats', { players: '2' }, '14/14/14/14/14/14/14/14/14/14/3N10/3S10/14/14 s 1 sn -------- 0', 'e4e5', 'a North cat', null],
+    ];
+    // The engine thinks long enough to see the trace of the person's move.
+    await page.fill('#movetime', '1500');
+    for (const [game, options, position, move, taken, emptied] of captures) {
+      await page.selectOption('#game', game);
+      for (const [key, value] of Object.entries(options)) await page.selectOption(`#opt-${key}`, value);
+      await page.click('#new');
+      await waitForTurn(page);
+      await page.fill('#paste', position);
+      await page.click('#set');
+      await page.waitForFunction((m) => document.querySelector('#board').dataset.legal.split(' ').includes(m), move, { timeout: 10000 });
+      // Watched from inside the page: a solved game's engine answers at once.
+      await page.evaluate((p) => {
+        window.sawTrace = false;
+        if (window.traceWatch) window.traceWatch.disconnect();
+        window.traceWatch = new MutationObserver(() => {
+          if (document.querySelector(`[data-captured="${p}"]`)) window.sawTrace = true;
+        });
+        window.traceWatch.observe(document.querySelector('#board'), { childList: true, subtree: true });
+      }, emptied);
+      for (const point of clickPath(move)) {
+        await page.focus(`[data-point="${point}"] .target`);
+        await page.keyboard.press('Enter');
+      }
+      await page.waitForFunction((m) => document.querySelector('#board').dataset.moves.split(' ')[0] === m, move, { timeout: 10000 });
+      await shot(page, `${game}-capture`);
+      await waitForTurn(page);
+      if (emptied) check(await page.evaluate(() => window.sawTrace), `${game}: the captured piece's point shows its trace`);
+      const list = await page.textContent('#moves');
+      check(list.includes(`× ${taken}`), `${game}: a capture from the keyboard, listed as taking ${taken}`);
+    }
+    await page.fill('#movetime', '40');
     // Keyboard play: a move chosen with Tab-focus and Enter.
     await page.selectOption('#game', 'safari-dual');
     await page.click('#new');
