@@ -311,6 +311,22 @@ async function main() {
     await page.click('#new');
     await waitForTurn(page);
     check((await page.inputValue('#human')) === 's', `the first seat stays the first seat: ${await page.inputValue('#human')}`);
+    // The three other seats' moves are shown one at a time, each for a
+    // while, not all at once.
+    await page.evaluate(() => {
+      window.shown = [];
+      const b = document.querySelector('#board');
+      new MutationObserver(() => {
+        const last = b.dataset.moves.split(' ').filter(Boolean).pop() || '';
+        const seen = window.shown.length ? window.shown[window.shown.length - 1].moves : '';
+        if (b.dataset.moves !== seen && !/^r\d$/.test(last)) window.shown.push({ moves: b.dataset.moves, at: performance.now() });
+      }).observe(b, { attributes: true, attributeFilter: ['data-moves'] });
+    });
+    await clickMove(page, 'kilkenny-cats', 0);
+    const shown = await page.evaluate(() => window.shown);
+    const gaps = shown.slice(1).map((s, i) => s.at - shown[i].at);
+    check(shown.length >= 3 && gaps.slice(1).every((g) => g >= 350),
+      `4-player Kilkenny Cats: each engine move shown in turn (${shown.length} positions, gaps ${gaps.map(Math.round).join(' ')} ms)`);
 
     // Changing seats while the engine thinks: its move in hand is played
     // once, then the game goes on with the new seats, without an error.
