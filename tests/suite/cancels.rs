@@ -13,41 +13,14 @@ use std::time::{Duration, Instant};
 use menagerie_referee::record::{read_file, Record};
 
 fn temp(name: &str) -> PathBuf {
-    let dir = std::env::temp_dir().join(format!("menagerie-cancels-{}", std::process::id()));
-    std::fs::create_dir_all(&dir).unwrap();
-    let path = dir.join(name);
-    let _ = std::fs::remove_file(&path);
-    path
+    crate::common::temp_path("cancels", name)
 }
 
 /// A 2-player Kilkenny Cats match (dice: every game differs) at depth 2,
 /// two games at once, so that a signal usually finds games in progress.
 fn match_args(record: &Path, extra: &[&str]) -> Vec<String> {
-    let engine = env!("CARGO_BIN_EXE_menagerie");
-    let mut args: Vec<String> = [
-        "--engine",
-        engine,
-        "name=deep",
-        "--engine",
-        engine,
-        "name=greedy",
-        "option.Skill=1",
-        "--game",
-        "kilkenny-cats",
-        "--games",
-        "40",
-        "--depth",
-        "2",
-        "--concurrency",
-        "2",
-        "--seed",
-        "33",
-        "--quiet",
-        "--record",
-    ]
-    .iter()
-    .map(|s| s.to_string())
-    .collect();
+    let mut args = crate::common::duel_args(40, 2, 33);
+    args.extend(["--concurrency", "2", "--quiet", "--record"].map(String::from));
     args.push(record.to_string_lossy().into_owned());
     args.extend(extra.iter().map(|s| s.to_string()));
     args

@@ -207,3 +207,44 @@ pub fn board() -> String {
     }
     path.to_string_lossy().into_owned()
 }
+
+/// A fresh path `name` in this test run's folder for `area` (the file
+/// removed if an earlier test left it).
+pub fn temp_path(area: &str, name: &str) -> std::path::PathBuf {
+    let dir = std::env::temp_dir().join(format!("menagerie-{area}-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let path = dir.join(name);
+    let _ = std::fs::remove_file(&path);
+    path
+}
+
+/// The referee's arguments for the tests' usual match: the engine at
+/// `depth` (`deep`) against its greedy setting (`greedy`, Skill 1) in
+/// 2-player Kilkenny Cats (dice, so every pair differs), `games` games
+/// from `seed`.
+pub fn duel_args(games: u32, depth: u32, seed: u64) -> Vec<String> {
+    let engine = env!("CARGO_BIN_EXE_menagerie");
+    let games = games.to_string();
+    let depth = depth.to_string();
+    let seed = seed.to_string();
+    [
+        "--engine",
+        engine,
+        "name=deep",
+        "--engine",
+        engine,
+        "name=greedy",
+        "option.Skill=1",
+        "--game",
+        "kilkenny-cats",
+        "--games",
+        &games,
+        "--depth",
+        &depth,
+        "--seed",
+        &seed,
+    ]
+    .iter()
+    .map(|s| s.to_string())
+    .collect()
+}

@@ -3,6 +3,7 @@
 
 use std::io::{BufRead, BufReader, Read, Write};
 use std::net::TcpStream;
+use std::path::PathBuf;
 use std::process::{Child, Command, Stdio};
 use std::time::{Duration, Instant};
 
@@ -74,6 +75,31 @@ fn session(server: &Server) -> String {
     let (status, body) = request(server, "POST", "/api/session", "", None);
     assert!(status.contains("200"), "{status}");
     body.split('"').nth(3).expect("an id").to_string()
+}
+
+/// A shell-script engine in a folder of this test run: `name` with `body`
+/// (after the `#!/bin/sh` line), executable.
+fn script_engine(name: &str, body: &str) -> PathBuf {
+    use std::os::unix::fs::PermissionsExt;
+    let dir = std::env::temp_dir().join(format!("menagerie-gui-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let engine = dir.join(name);
+    std::fs::write(&engine, format!("#!/bin/sh\n{body}")).unwrap();
+    std::fs::set_permissions(&engine, std::fs::Permissions::from_mode(0o755)).unwrap();
+    engine
+}
+
+/// An event stream of a session opened from `from=0` and, for as long as
+/// the caller wishes, never read.
+fn open_events(server: &Server, id: &str) -> TcpStream {
+    let mut stream = TcpStream::connect(("127.0.0.1", server.port)).unwrap();
+    write!(
+        stream,
+        "GET /api/session/{id}/events?from=0 HTTP/1.1\r\nHost: 127.0.0.1:{}\r\n\r\n",
+        server.port
+    )
+    .unwrap();
+    stream
 }
 
 /// Reads the event stream until `wanted` appears in it.
@@ -352,18 +378,12 @@ fn connections_are_capped_and_idle_ones_freed() {
 
 #[test]
 fn engine_output_that_is_not_text_or_never_ends_stalls_nothing() {
-    let dir = std::env::temp_dir().join(format!("menagerie-gui-{}", std::process::id()));
-    std::fs::create_dir_all(&dir).unwrap();
-    let engine = dir.join("binary-engine.sh");
     // Bytes that are not UTF-8, then output without end (more lines in a
     // minute than any paste answers with), and it never reads.
-    std::fs::write(
-        &engine,
-        "#!/bin/sh\nprintf 'id name \\377\\376 binary\\n'\nsleep 1\nyes flood | head -n 3000000\nsleep 30\n",
-    )
-    .unwrap();
-    use std::os::unix::fs::PermissionsExt;
-    std::fs::set_permissions(&engine, std::fs::Permissions::from_mode(0o755)).unwrap();
+    let engine = script_engine(
+        "binary-engine.sh",
+        "printf 'id name \\377\\376 binary\\n'\nsleep 1\nyes flood | head -n 3000000\nsleep 30\n",
+    );
     let server = start_with(&["--engine", engine.to_str().unwrap()]);
     let id = session(&server);
     let events = read_events_until(&server, &id, "printed more than");
@@ -388,7 +408,6 @@ fn engine_output_that_is_not_text_or_never_ends_stalls_nothing() {
         None,
     );
     assert!(status.contains("410"), "{status}");
-    let _ = std::fs::remove_dir_all(&dir);
 }
 
 /// Whether a process is running (gone, or a zombie, is not).
@@ -715,12 +734,7 @@ fn a_closed_tab_frees_its_place_at_once() {
 
 #[test]
 fn an_engine_that_never_reads_ties_up_no_thread_of_the_server() {
-    let dir = std::env::temp_dir().join(format!("menagerie-gui-deaf-{}", std::process::id()));
-    std::fs::create_dir_all(&dir).unwrap();
-    let engine = dir.join("deaf-engine.sh");
-    std::fs::write(&engine, "#!/bin/sh\nexec sleep 60\n").unwrap();
-    use std::os::unix::fs::PermissionsExt;
-    std::fs::set_permissions(&engine, std::fs::Permissions::from_mode(0o755)).unwrap();
+    let engine = script_engine("deaf-engine.sh", "exec sleep 60\n");
     let server = start_with(&["--engine", engine.to_str().unwrap()]);
     let id = session(&server);
     let body = "d\n".repeat(30 * 1024);
@@ -759,7 +773,6 @@ fn an_engine_that_never_reads_ties_up_no_thread_of_the_server() {
         None,
     );
     assert!(status.contains("204"), "{status}");
-    let _ = std::fs::remove_dir_all(&dir);
 }
 
 #[test]
@@ -770,13 +783,7 @@ fn event_streams_cannot_fill_the_servers_connections() {
     // new one ends the one before, so the slots are never all taken.
     let streams: Vec<TcpStream> = (0..80)
         .map(|_| {
-            let mut stream = TcpStream::connect(("127.0.0.1", server.port)).unwrap();
-            write!(
-                stream,
-                "GET /api/session/{id}/events?from=0 HTTP/1.1\r\nHost: 127.0.0.1:{}\r\n\r\n",
-                server.port
-            )
-            .unwrap();
+            let stream = open_events(&server, &id);
             std::thread::sleep(Duration::from_millis(5));
             stream
         })
@@ -867,30 +874,17 @@ fn length(head: &str) -> usize {
 
 #[test]
 fn engines_printing_long_lines_to_readers_that_never_read_keep_the_server_small() {
-    let dir = std::env::temp_dir().join(format!("menagerie-gui-long-{}", std::process::id()));
-    std::fs::create_dir_all(&dir).unwrap();
-    let engine = dir.join("long-lines.sh");
     // Lines of 60,000 bytes without end.
-    std::fs::write(
-        &engine,
-        "#!/bin/sh\nline=$(head -c 60000 /dev/zero | tr '\\\\0' x)\nwhile :; do echo \"$line\"; done\n",
-    )
-    .unwrap();
-    use std::os::unix::fs::PermissionsExt;
-    std::fs::set_permissions(&engine, std::fs::Permissions::from_mode(0o755)).unwrap();
+    let engine = script_engine(
+        "long-lines.sh",
+        "line=$(head -c 60000 /dev/zero | tr '\\0' x)\nwhile :; do echo \"$line\"; done\n",
+    );
     let server = start_with(&["--engine", engine.to_str().unwrap()]);
     // Every session, each with an event stream that is never read.
     let _readers: Vec<TcpStream> = (0..8)
         .map(|_| {
             let id = session(&server);
-            let mut stream = TcpStream::connect(("127.0.0.1", server.port)).unwrap();
-            write!(
-                stream,
-                "GET /api/session/{id}/events?from=0 HTTP/1.1\r\nHost: 127.0.0.1:{}\r\n\r\n",
-                server.port
-            )
-            .unwrap();
-            stream
+            open_events(&server, &id)
         })
         .collect();
     std::thread::sleep(Duration::from_secs(4));
@@ -905,5 +899,4 @@ fn engines_printing_long_lines_to_readers_that_never_read_keep_the_server_small(
     assert!(request(&server, "GET", "/api/config", "", None)
         .0
         .contains("200"));
-    let _ = std::fs::remove_dir_all(&dir);
 }

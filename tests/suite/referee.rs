@@ -35,11 +35,7 @@ fn stdout(o: &Output) -> String {
 }
 
 fn temp(name: &str) -> PathBuf {
-    let dir = std::env::temp_dir().join(format!("menagerie-referee-{}", std::process::id()));
-    std::fs::create_dir_all(&dir).unwrap();
-    let path = dir.join(name);
-    let _ = std::fs::remove_file(&path);
-    path
+    crate::common::temp_path("referee", name)
 }
 
 fn records(path: &Path) -> Vec<Record> {
@@ -678,23 +674,8 @@ fn help_text_is_unchanged() {
 fn rust_log_debug_logs_the_referees_lines_whole() {
     let out = Command::new(referee())
         .env("RUST_LOG", "debug")
-        .args([
-            "--engine",
-            engine(),
-            "--engine",
-            engine(),
-            "name=greedy",
-            "option.Skill=1",
-            "--game",
-            "kilkenny-cats",
-            "--games",
-            "1",
-            "--depth",
-            "1",
-            "--seed",
-            "4",
-            "--quiet",
-        ])
+        .args(crate::common::duel_args(1, 1, 4))
+        .arg("--quiet")
         .output()
         .unwrap();
     assert!(out.status.success());

@@ -36,11 +36,7 @@ fn text(bytes: &[u8]) -> String {
 }
 
 fn temp(name: &str) -> PathBuf {
-    let dir = std::env::temp_dir().join(format!("menagerie-faults-{}", std::process::id()));
-    std::fs::create_dir_all(&dir).unwrap();
-    let path = dir.join(name);
-    let _ = std::fs::remove_file(&path);
-    path
+    crate::common::temp_path("faults", name)
 }
 
 fn records(path: &Path) -> Vec<Record> {

@@ -20,38 +20,14 @@ fn text(bytes: &[u8]) -> String {
 }
 
 fn temp(name: &str) -> PathBuf {
-    let dir = std::env::temp_dir().join(format!("menagerie-shards-{}", std::process::id()));
-    std::fs::create_dir_all(&dir).unwrap();
-    let path = dir.join(name);
-    let _ = std::fs::remove_file(&path);
-    path
+    crate::common::temp_path("shards", name)
 }
 
 /// A Kilkenny Cats match (dice, so every pair differs) between the engine
 /// at depth 1 and its greedy setting; `extra` adds --shard, --resume...
 fn match_args(record: &Path, extra: &[&str]) -> Vec<String> {
-    let mut args: Vec<String> = [
-        "--engine",
-        engine(),
-        "name=deep",
-        "--engine",
-        engine(),
-        "name=greedy",
-        "option.Skill=1",
-        "--game",
-        "kilkenny-cats",
-        "--games",
-        "10",
-        "--depth",
-        "1",
-        "--seed",
-        "21",
-        "--quiet",
-        "--record",
-    ]
-    .iter()
-    .map(|s| s.to_string())
-    .collect();
+    let mut args = crate::common::duel_args(10, 1, 21);
+    args.extend(["--quiet", "--record"].map(String::from));
     args.push(record.to_string_lossy().into_owned());
     args.extend(extra.iter().map(|s| s.to_string()));
     args
