@@ -200,6 +200,9 @@ impl Game for TakeAway {
         0
     }
 
+    /// The game has no clock: nothing to set.
+    fn set_clock(&mut self, _: u32) {}
+
     fn hash(&self) -> u64 {
         self.hash
     }

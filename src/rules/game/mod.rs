@@ -5,6 +5,7 @@
 //! object-safe [`session::DynSession`] at run time), so adding a game is one
 //! file plus one line in `crate::catalogue`.
 
+pub mod endgame;
 pub mod perft;
 pub mod playout;
 pub mod ruleset;
@@ -232,6 +233,10 @@ pub trait Game: Clone + PartialEq + Eq + fmt::Debug + fmt::Display + Send + Sync
 
     /// Plies since the last progress (capture, drop or landing).
     fn clock(&self) -> u32;
+
+    /// Sets the no-progress clock (no part of the hash), as a notation
+    /// with another clock field would.
+    fn set_clock(&mut self, clock: u32);
     /// The result when the no-progress limit is reached.
     fn no_progress_outcome(&self) -> Outcome {
         Outcome::Draw
@@ -256,6 +261,20 @@ pub trait Game: Clone + PartialEq + Eq + fmt::Debug + fmt::Display + Send + Sync
     /// compact key of everything but the clock (positions with equal keys
     /// are the same position). `None`, the default, means "do not solve".
     fn solver_key(&self) -> Option<u64> {
+        None
+    }
+
+    /// For games whose captures only remove men: how to number the
+    /// positions of each material slice, for endgame tables. `None`, the
+    /// default, means the game has no tables.
+    fn endgame() -> Option<endgame::Endgame<Self>> {
+        None
+    }
+
+    /// Where this position sits in its game's endgame tables (see
+    /// [`Game::endgame`]); `None` for a game without tables or a position
+    /// outside every slice (a side without men).
+    fn table_key(&self) -> Option<endgame::TableKey> {
         None
     }
 

@@ -11,7 +11,10 @@
 
 use std::fmt;
 
+mod tables;
+
 use crate::bits::{nth_one_wide, ones as bits, ByteTables};
+use crate::game::endgame::{Endgame, TableKey};
 use crate::game::{Game, OptionSpec, Outcome, Ruleset, Seat};
 use crate::notation::{
     parse_board, parse_points, resolve_points, write_row, FieldReader, MoveSyntaxError,
@@ -751,6 +754,10 @@ impl Game for Awithlaknannai {
         self.clock
     }
 
+    fn set_clock(&mut self, clock: u32) {
+        self.clock = clock;
+    }
+
     fn no_progress_outcome(&self) -> Outcome {
         if self.count_ending {
             self.outcome_of_count()
@@ -761,6 +768,14 @@ impl Game for Awithlaknannai {
 
     fn hash(&self) -> u64 {
         self.hash
+    }
+
+    fn endgame() -> Option<Endgame<Awithlaknannai>> {
+        Some(tables::endgame())
+    }
+
+    fn table_key(&self) -> Option<TableKey> {
+        self.key()
     }
 
     const MOVE_KEYS: usize = 2 * 32 * 32;

@@ -581,6 +581,10 @@ impl Game for Safari {
         self.clock
     }
 
+    fn set_clock(&mut self, clock: u32) {
+        self.clock = clock;
+    }
+
     fn hash(&self) -> u64 {
         self.hash
     }

@@ -1,0 +1,574 @@
+//! Retrograde analysis, one slice and its mirror at a time.
+//!
+//! The positions of a slice (m men to move against n) and of its mirror
+//! (n against m) lead into each other by every move that captures
+//! nothing, and into slices of fewer men by captures, whose values are
+//! already known. So the pair is built at once, from the tables of fewer
+//! men only:
+//!
+//! 1. Every position is classified: decided by the rules (no move), or
+//!    with its captures' best value (read from the smaller tables) and the
+//!    number of distinct positions its other moves reach.
+//! 2. For each result a side may need time to force (see [`crate::value`])
+//!    a breadth-first pass by plies left on the clock: positions where the
+//!    side has it with 0 plies left (decided), with 1 (a capture), then,
+//!    walking moves backwards, a position where the side is to move has
+//!    it with r + 1 plies once one successor has it with r, and a position
+//!    where the other side is to move once all its successors have it
+//!    (a counter per position, as in every retrograde solver). The first
+//!    r at which a position is reached is its threshold.
+//!
+//! Positions are numbered up to the board's symmetries, so counters count
+//! distinct successor numbers, and the walk backwards visits each distinct
+//! predecessor number once per successor: both sides count the same
+//! pairs.
+
+use std::path::Path;
+use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
+use std::time::Instant;
+
+use menagerie_rules::game::endgame::{Endgame, Slice};
+use menagerie_rules::game::Game;
+
+use crate::file::{self, FileError, Header, Mapped};
+use crate::probe::Tables;
+use crate::value::{Entry, Wdl, NEVER};
+
+/// What to build.
+#[derive(Clone, Debug)]
+pub struct Request<'a> {
+    /// The cache folder (tables go in `<dir>/<game>/<variant>/`).
+    pub dir: &'a Path,
+    /// Every slice of up to this many men.
+    pub men: u32,
+    /// Only this slice and its mirror (the smaller ones must be built):
+    /// one task of a job array.
+    pub only: Option<Slice>,
+    pub threads: usize,
+}
+
+/// How a build is going, for a progress line.
+#[derive(Clone, Debug)]
+pub struct Progress {
+    /// The slice being built (with its mirror).
+    pub slice: Slice,
+    /// Work done and to do in the whole build, in positions.
+    pub done: u64,
+    pub total: u64,
+    pub seconds: f64,
+}
+
+impl Progress {
+    /// Seconds left at the rate so far.
+    pub fn eta(&self) -> Option<f64> {
+        (self.done > 0).then(|| self.seconds * (self.total - self.done) as f64 / self.done as f64)
+    }
+}
+
+/// A slice built or found.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Built {
+    pub slice: Slice,
+    /// Numbered positions of the slice and its mirror.
+    pub positions: u64,
+    pub seconds: f64,
+    /// Found complete on disk: not built again.
+    pub found: bool,
+}
+
+#[derive(Debug)]
+pub enum BuildError {
+    /// The game has no tables.
+    NoTables,
+    /// `men` or `only` asks for slices the game cannot have.
+    NoSuchSlice(Slice),
+    /// Building `only` needs a smaller slice that is not built.
+    Missing(Slice),
+    File(FileError),
+    Stopped,
+}
+
+impl std::fmt::Display for BuildError {
+    fn fmt(&self, f: &mut std::fmt::Formatter) -> std::fmt::Result {
+        match self {
+            BuildError::NoTables => f.write_str("this game has no endgame tables"),
+            BuildError::NoSuchSlice(s) => write!(f, "no slice {s} in this game"),
+            BuildError::Missing(s) => write!(f, "slice {s} must be built first"),
+            BuildError::File(e) => write!(f, "{e}"),
+            BuildError::Stopped => {
+                f.write_str("stopped (built slices are kept; run again to resume)")
+            }
+        }
+    }
+}
+
+impl std::error::Error for BuildError {}
+
+impl From<FileError> for BuildError {
+    fn from(e: FileError) -> BuildError {
+        BuildError::File(e)
+    }
+}
+
+/// Slices of up to `men` men, one of each pair (the side to move having
+/// at least as many), in the order they can be built.
+pub fn pairs(max_side: u8, men: u32) -> Vec<Slice> {
+    let mut pairs = Vec::new();
+    for total in 2..=men {
+        for mover in (1..total).rev() {
+            let other = total - mover;
+            if mover >= other && mover <= u32::from(max_side) {
+                pairs.push(Slice::new(mover as u8, other as u8));
+            }
+        }
+    }
+    pairs
+}
+
+/// The pair's slices: the slice and, unless it is its own mirror, the
+/// mirror.
+pub fn members(pair: Slice) -> Vec<Slice> {
+    if pair.mover == pair.other {
+        vec![pair]
+    } else {
+        vec![pair, pair.swapped()]
+    }
+}
+
+/// The smaller slices a pair's captures lead into.
+pub fn dependencies(pair: Slice) -> Vec<Slice> {
+    let mut needed = Vec::new();
+    for s in members(pair) {
+        for taken in 1..s.other {
+            needed.push(Slice::new(s.other - taken, s.mover));
+        }
+    }
+    needed
+}
+
+/// Builds the tables asked for, skipping slices already complete on disk
+/// (so a build interrupted resumes where it was).
+pub fn build<G: Game>(
+    rules: &G::Rules,
+    request: &Request,
+    stop: &AtomicBool,
+    progress: &mut dyn FnMut(&Progress),
+) -> Result<Vec<Built>, BuildError> {
+    let endgame = G::endgame().ok_or(BuildError::NoTables)?;
+    let variant = (endgame.variant)(rules);
+    let wanted = match request.only {
+        Some(slice) => {
+            let pair = if slice.mover >= slice.other {
+                slice
+            } else {
+                slice.swapped()
+            };
+            if (endgame.slice_size)(pair) == 0 || pair.other == 0 {
+                return Err(BuildError::NoSuchSlice(slice));
+            }
+            vec![pair]
+        }
+        None => pairs(endgame.max_side, request.men),
+    };
+    let (mut tables, _) = Tables::open(request.dir, G::ID, variant);
+    let total: u64 = wanted
+        .iter()
+        .flat_map(|&p| members(p))
+        .map(|s| (endgame.slice_size)(s))
+        .sum();
+    let started = Instant::now();
+    let mut done_before = 0;
+    let mut results = Vec::new();
+    for pair in wanted {
+        let slices = members(pair);
+        let positions: u64 = slices.iter().map(|&s| (endgame.slice_size)(s)).sum();
+        if slices.iter().all(|&s| tables.slice(s).is_some()) {
+            done_before += positions;
+            results.push(Built {
+                slice: pair,
+                positions,
+                seconds: 0.0,
+                found: true,
+            });
+            continue;
+        }
+        if let Some(&missing) = dependencies(pair)
+            .iter()
+            .find(|&&s| tables.slice(s).is_none())
+        {
+            return Err(BuildError::Missing(missing));
+        }
+        let pair_started = Instant::now();
+        let mut report = |done: u64| {
+            progress(&Progress {
+                slice: pair,
+                done: done_before + done.min(positions),
+                total,
+                seconds: started.elapsed().as_secs_f64(),
+            })
+        };
+        let entries = solve_pair(
+            &endgame,
+            rules,
+            &tables,
+            pair,
+            request.threads,
+            stop,
+            &mut report,
+        )?;
+        for (slice, (entries, timeout)) in slices.iter().zip(entries) {
+            let path = file::slice_path(&tables.folder, *slice);
+            let header = Header {
+                game: G::ID.to_string(),
+                variant: variant.to_string(),
+                slice: *slice,
+                timeout,
+                entries: 0,
+                checksum: 0,
+                limit: G::NO_PROGRESS_LIMIT,
+            };
+            file::write(&path, &header, &entries)?;
+            tables.insert(Mapped::open(&path, G::ID, variant, *slice)?);
+        }
+        done_before += positions;
+        results.push(Built {
+            slice: pair,
+            positions,
+            seconds: pair_started.elapsed().as_secs_f64(),
+            found: false,
+        });
+    }
+    Ok(results)
+}
+
+/// What the rules and the smaller tables say of a position before any
+/// walk: packed in 16 bits.
+#[derive(Clone, Copy)]
+struct Class(u16);
+
+impl Class {
+    const INVALID: Class = Class(0);
+
+    /// Decided by the rules: the result for the side to move.
+    fn decided(wdl: Wdl) -> Class {
+        Class(1 << 14 | u16::from(wdl.code()) << 8)
+    }
+
+    /// Playable: the best result of its captures (if any) for the side to
+    /// move, and how many distinct positions its other moves reach.
+    fn playable(best_capture: Option<Wdl>, successors: usize) -> Class {
+        let capture = best_capture.map_or(0, |w| u16::from(w.code()) + 1);
+        Class(2 << 14 | capture << 8 | successors.min(255) as u16)
+    }
+
+    fn is_valid(self) -> bool {
+        self.0 >> 14 != 0
+    }
+
+    fn decided_value(self) -> Option<Wdl> {
+        (self.0 >> 14 == 1).then(|| Wdl::from_code((self.0 >> 8 & 3) as u8).expect("a stored code"))
+    }
+
+    fn best_capture(self) -> Option<Wdl> {
+        match self.0 >> 8 & 3 {
+            0 => None,
+            code => Wdl::from_code(code as u8 - 1),
+        }
+    }
+
+    fn successors(self) -> u8 {
+        self.0 as u8
+    }
+}
+
+/// The value for the side to move of a position a capture leads to, with
+/// the clock at 0: decided by the rules, or from the smaller tables.
+fn after_capture<G: Game>(tables: &Tables, position: &G) -> Option<Wdl> {
+    if let Some(outcome) = position.outcome() {
+        return Some(Wdl::of_outcome(outcome, position));
+    }
+    tables.probe(position).map(|p| p.wdl)
+}
+
+fn classify<G: Game>(
+    position: &G,
+    tables: &Tables,
+    moves: &mut Vec<G::Move>,
+    keys: &mut Vec<(Slice, u64)>,
+) -> Class {
+    if let Some(outcome) = position.outcome() {
+        return Class::decided(Wdl::of_outcome(outcome, position));
+    }
+    moves.clear();
+    position.generate(moves);
+    let mut best: Option<Wdl> = None;
+    keys.clear();
+    for &mv in moves.iter() {
+        let mut child = position.clone();
+        child.play(mv);
+        if position.is_capture(mv) {
+            let value = after_capture(tables, &child)
+                .expect("the smaller tables hold every capture's position")
+                .flipped();
+            best = best.max(Some(value));
+        } else {
+            let key = child
+                .table_key()
+                .expect("a move that captures nothing stays in the pair");
+            keys.push((key.slice, key.index));
+        }
+    }
+    keys.sort_unstable();
+    keys.dedup();
+    Class::playable(best, keys.len())
+}
+
+/// A node of the walk: slice `k` of the pair (0 or 1), role `rho` (0: the
+/// side whose result is asked is to move, 1: the other side), position
+/// number.
+fn node(k: usize, rho: usize, index: u64) -> u64 {
+    (k as u64) << 63 | (rho as u64) << 62 | index
+}
+
+fn unnode(n: u64) -> (usize, usize, u64) {
+    (
+        (n >> 63) as usize,
+        (n >> 62 & 1) as usize,
+        n & ((1 << 62) - 1),
+    )
+}
+
+/// Thresholds of "the asked side reaches at least the level", per slice
+/// of the pair and role (empty for roles not walked).
+type Thresholds = [[Vec<u8>; 2]; 2];
+
+/// Builds a pair: for each slice its entries and the clock's end for its
+/// side to move.
+fn solve_pair<G: Game>(
+    endgame: &Endgame<G>,
+    rules: &G::Rules,
+    tables: &Tables,
+    pair: Slice,
+    threads: usize,
+    stop: &AtomicBool,
+    report: &mut dyn FnMut(u64),
+) -> Result<Vec<(Vec<Entry>, Wdl)>, BuildError> {
+    let slices = members(pair);
+    let sizes: Vec<u64> = slices.iter().map(|&s| (endgame.slice_size)(s)).collect();
+    let positions: u64 = sizes.iter().sum();
+    // 1. Classify, in parallel over ranges of numbers.
+    let done = AtomicU64::new(0);
+    let mut classes: Vec<Vec<Class>> = Vec::new();
+    let mut timeouts = Vec::new();
+    for (&slice, &size) in slices.iter().zip(&sizes) {
+        let mut class = vec![Class::INVALID; size as usize];
+        let threads = threads.max(1);
+        let chunk = (size as usize).div_ceil(threads).max(1);
+        std::thread::scope(|scope| {
+            let mut workers = Vec::new();
+            for (c, part) in class.chunks_mut(chunk).enumerate() {
+                let done = &done;
+                workers.push(scope.spawn(move || {
+                    let (mut moves, mut keys) = (Vec::new(), Vec::new());
+                    for (j, out) in part.iter_mut().enumerate() {
+                        if stop.load(Ordering::Relaxed) {
+                            return;
+                        }
+                        let index = (c * chunk + j) as u64;
+                        if let Some(p) = (endgame.position)(rules, slice, index) {
+                            *out = classify(&p, tables, &mut moves, &mut keys);
+                        }
+                        if j % 4096 == 4095 {
+                            done.fetch_add(4096, Ordering::Relaxed);
+                        }
+                    }
+                }));
+            }
+            while !workers.iter().all(|w| w.is_finished()) {
+                report(done.load(Ordering::Relaxed) / 3);
+                std::thread::sleep(std::time::Duration::from_millis(100));
+            }
+        });
+        if stop.load(Ordering::Relaxed) {
+            return Err(BuildError::Stopped);
+        }
+        let sample = (0..size)
+            .find_map(|i| (endgame.position)(rules, slice, i))
+            .expect("a slice holds a position");
+        timeouts.push(Wdl::of_outcome(sample.no_progress_outcome(), &sample));
+        classes.push(class);
+    }
+    report(positions / 3);
+    // 2. Walk for each result a side needs time for.
+    let by_clock = timeouts.iter().any(|&t| t != Wdl::Draw);
+    // Roles whose asked side is not satisfied by the clock's end: all of
+    // them when it is a draw; else the side it does not favour.
+    let mut active = [[true; 2]; 2];
+    if by_clock {
+        for (k, &t) in timeouts.iter().enumerate() {
+            active[k] = [t == Wdl::Loss, t == Wdl::Win];
+        }
+    }
+    let levels: &[Wdl] = if by_clock {
+        &[Wdl::Win, Wdl::Draw]
+    } else {
+        &[Wdl::Win]
+    };
+    let mut walks: Vec<Thresholds> = Vec::new();
+    for (l, &level) in levels.iter().enumerate() {
+        let base = positions / 3 + positions * l as u64 / (3 * levels.len() as u64);
+        let share = positions * 2 / (3 * levels.len() as u64);
+        let walk = walk(
+            endgame,
+            rules,
+            pair,
+            &sizes,
+            &classes,
+            level,
+            active,
+            stop,
+            &mut |r| report(base + share * u64::from(r) / u64::from(G::NO_PROGRESS_LIMIT)),
+        )?;
+        walks.push(walk);
+    }
+    // 3. Entries: which thresholds a slice keeps follows its clock's end.
+    let mut out = Vec::new();
+    for (k, &t) in timeouts.iter().enumerate() {
+        let win = &walks[0][k];
+        let draw = walks.get(1).map(|w| &w[k]);
+        let entries = (0..sizes[k] as usize)
+            .map(|i| {
+                if !classes[k][i].is_valid() {
+                    return Entry::UNUSED;
+                }
+                let (first, second) = match (t, draw) {
+                    (Wdl::Win, Some(draw)) => (draw[1][i], win[1][i]),
+                    (Wdl::Loss, Some(draw)) => (win[0][i], draw[0][i]),
+                    _ => (win[0][i], win[1][i]),
+                };
+                Entry { first, second }
+            })
+            .collect();
+        out.push((entries, t));
+    }
+    Ok(out)
+}
+
+/// The breadth-first walk by plies left for one result level.
+#[allow(clippy::too_many_arguments)]
+fn walk<G: Game>(
+    endgame: &Endgame<G>,
+    rules: &G::Rules,
+    pair: Slice,
+    sizes: &[u64],
+    classes: &[Vec<Class>],
+    level: Wdl,
+    active: [[bool; 2]; 2],
+    stop: &AtomicBool,
+    report: &mut dyn FnMut(u32),
+) -> Result<Thresholds, BuildError> {
+    let slices = members(pair);
+    let limit = G::NO_PROGRESS_LIMIT;
+    let mut thresholds: [[Vec<u8>; 2]; 2] = Default::default();
+    let mut counters: [[Vec<u8>; 2]; 2] = Default::default();
+    const DEAD: u8 = u8::MAX;
+    let mut now: Vec<u64> = Vec::new();
+    let mut next: Vec<u64> = Vec::new();
+    for k in 0..slices.len() {
+        for rho in 0..2 {
+            if !active[k][rho] {
+                continue;
+            }
+            let size = sizes[k] as usize;
+            let mut t = vec![NEVER; size];
+            let mut counter = vec![0u8; size];
+            for i in 0..size {
+                let class = classes[k][i];
+                if !class.is_valid() {
+                    continue;
+                }
+                // The result for the asked side, from the mover's.
+                let asked = |w: Wdl| if rho == 0 { w } else { w.flipped() };
+                if let Some(v) = class.decided_value() {
+                    if asked(v) >= level {
+                        t[i] = 0;
+                        now.push(node(k, rho, i as u64));
+                    }
+                    continue;
+                }
+                let capture_ok = class.best_capture().map(|w| asked(w) >= level);
+                let steps = class.successors();
+                if rho == 0 {
+                    // The asked side moves: one good capture is enough.
+                    if capture_ok == Some(true) {
+                        t[i] = 1;
+                        next.push(node(k, rho, i as u64));
+                    }
+                } else if capture_ok == Some(false) {
+                    // The other side has a capture bad for the asked side.
+                    counter[i] = DEAD;
+                } else if steps == 0 {
+                    t[i] = 1;
+                    next.push(node(k, rho, i as u64));
+                } else {
+                    counter[i] = steps;
+                }
+            }
+            thresholds[k][rho] = t;
+            counters[k][rho] = counter;
+        }
+    }
+    let mut before: Vec<G> = Vec::new();
+    let mut keys: Vec<(usize, u64)> = Vec::new();
+    for r in 0..limit {
+        if stop.load(Ordering::Relaxed) {
+            return Err(BuildError::Stopped);
+        }
+        report(r);
+        for &n in &now {
+            let (k, rho, index) = unnode(n);
+            let after =
+                (endgame.position)(rules, slices[k], index).expect("a walked number is valid");
+            before.clear();
+            (endgame.unmoves)(&after, &mut before);
+            keys.clear();
+            for b in &before {
+                let key = b
+                    .table_key()
+                    .expect("a position before a step is in a slice");
+                let k2 = usize::from(key.slice != slices[0]);
+                keys.push((k2, key.index));
+            }
+            keys.sort_unstable();
+            keys.dedup();
+            let rho2 = 1 - rho;
+            for &(k2, j) in &keys {
+                if !active[k2][rho2] {
+                    continue;
+                }
+                let j = j as usize;
+                let t = &mut thresholds[k2][rho2][j];
+                if *t != NEVER {
+                    continue;
+                }
+                if rho2 == 0 {
+                    *t = (r + 1) as u8;
+                    next.push(node(k2, rho2, j as u64));
+                } else {
+                    let c = &mut counters[k2][rho2][j];
+                    if *c == DEAD || *c == 0 {
+                        continue;
+                    }
+                    *c -= 1;
+                    if *c == 0 {
+                        *t = (r + 1) as u8;
+                        next.push(node(k2, rho2, j as u64));
+                    }
+                }
+            }
+        }
+        std::mem::swap(&mut now, &mut next);
+        next.clear();
+    }
+    Ok(thresholds)
+}
