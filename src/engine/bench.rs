@@ -137,6 +137,7 @@ pub fn search_signature(stop: &Arc<AtomicBool>, mut out: Option<Sink>) -> (u64, 
         let settings = Settings {
             threads: 1,
             solver: false,
+            tables: false,
             ..Settings::default()
         };
         let result = session.search(&Limits::depth(case.depth), &shared, &settings, &mut Silent);
@@ -275,6 +276,7 @@ fn threads_bench(threads: u32, stop: &Arc<AtomicBool>, out: Sink) {
             let settings = Settings {
                 threads: count as usize,
                 solver: false,
+                tables: false,
                 ..Settings::default()
             };
             let request = Request {

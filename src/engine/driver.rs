@@ -627,11 +627,33 @@ impl Engine {
                     self.reply(reply);
                 }
             }
-            Command::Solve => {
+            Command::Tables {
+                action,
+                game,
+                words,
+            } => match crate::tables::parse_words(action, &words) {
+                Err(e) => self.error(name, e),
+                Ok((job, ruleset)) => {
+                    match catalogue::new_session_named(self.options.games, &game, &ruleset) {
+                        Err(e) => self.error(name, e),
+                        Ok(session) => {
+                            self.arm_stop(false);
+                            let job = Job::Tables {
+                                session,
+                                job,
+                                stop: Arc::clone(&self.stop),
+                            };
+                            self.start(job, Busy::Work);
+                        }
+                    }
+                }
+            },
+            Command::Solve { nodes } => {
                 self.arm_stop(false);
                 let job = Job::Solve {
                     session: self.session.boxed(),
                     stop: Arc::clone(&self.stop),
+                    nodes: nodes.unwrap_or(crate::session::DEFAULT_PROOF_NODES),
                 };
                 self.start(job, Busy::Work);
             }
@@ -756,6 +778,8 @@ impl Engine {
             Setting::Threads(n) => self.settings.threads = n,
             Setting::Skill(n) => self.settings.skill = n,
             Setting::MultiSeat(m) => self.settings.multi_seat = m,
+            Setting::TablePath(dir) => menagerie_tables::probe::set_directory(dir),
+            Setting::UseTables(on) => self.settings.tables = on,
             Setting::Seed(n) => {
                 self.settings.seed = n;
                 self.chance = Rng::new(n);

@@ -73,7 +73,8 @@ pub fn read_lines(reader: impl BufRead, events: &Sender<Event>, backlog: &Backlo
 /// line (`go perft 3`, `bench playouts 1000`, Stockfish's habit), and
 /// commands without arguments stay apart (`uci isready`).
 pub fn command_lines(args: Vec<String>) -> Vec<String> {
-    const TAKES_ARGUMENTS: [&str; 8] = [
+    const TAKES_ARGUMENTS: [&str; 9] = [
+        "tables",
         "go",
         "perft",
         "bench",

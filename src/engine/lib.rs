@@ -16,6 +16,7 @@ mod input;
 mod options;
 pub mod output;
 pub mod session;
+pub mod tables;
 mod worker;
 
 pub use driver::{run, run_with, Input, RunOptions};

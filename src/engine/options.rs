@@ -57,6 +57,11 @@ pub const SPINS: [&Spin; 5] = [&HASH, &THREADS, &SKILL, &SEED, &MOVE_OVERHEAD];
 /// the other seats.
 pub const MULTI_SEAT: &str = "MultiSeat";
 
+/// The folder of the endgame tables, as Stockfish's `SyzygyPath`.
+pub const TABLE_PATH: &str = "TablePath";
+/// Whether the search plays from endgame tables where it has them.
+pub const USE_TABLES: &str = "UseTables";
+
 /// The option that chooses the game, named as Fairy-Stockfish names it.
 pub const VARIANT: &str = "UCI_Variant";
 
@@ -89,6 +94,18 @@ pub fn listed(ugi: bool, catalogue: &[Entry]) -> Vec<OptionLine> {
                 .map(|m| m.name().to_string())
                 .collect(),
         },
+    });
+    lines.push(OptionLine {
+        name: TABLE_PATH.to_string(),
+        kind: OptionKind::String {
+            default: menagerie_tables::probe::default_directory()
+                .display()
+                .to_string(),
+        },
+    });
+    lines.push(OptionLine {
+        name: USE_TABLES.to_string(),
+        kind: OptionKind::Check { default: true },
     });
     let games: Vec<&Entry> = catalogue.iter().filter(|g| !ugi || in_ugi(g)).collect();
     lines.push(OptionLine {
@@ -147,7 +164,7 @@ impl fmt::Display for OptionError {
         match self {
             OptionError::Unknown(name) => write!(
                 f,
-                "unknown option '{}' (known: {}, {MULTI_SEAT}, {VARIANT}, <game>.<ruleset option>)",
+                "unknown option '{}' (known: {}, {MULTI_SEAT}, {TABLE_PATH}, {USE_TABLES}, {VARIANT}, <game>.<ruleset option>)",
                 Clipped(name),
                 SPINS.iter().map(|s| s.name).collect::<Vec<_>>().join(", ")
             ),
@@ -207,6 +224,8 @@ pub enum Setting {
     Seed(u64),
     MoveOverhead(u64),
     MultiSeat(MultiSeat),
+    TablePath(std::path::PathBuf),
+    UseTables(bool),
     /// A tuning weight, already set (they are process-wide).
     Tuned,
     Variant(&'static Entry),
@@ -250,6 +269,23 @@ pub fn parse(
                 value: text.to_string(),
                 allowed,
             });
+    }
+    if name.eq_ignore_ascii_case(TABLE_PATH) {
+        let text = value.ok_or_else(|| OptionError::NeedsChoice(TABLE_PATH, "folder".into()))?;
+        return Ok(Setting::TablePath(text.into()));
+    }
+    if name.eq_ignore_ascii_case(USE_TABLES) {
+        let text =
+            value.ok_or_else(|| OptionError::NeedsChoice(USE_TABLES, "true|false".into()))?;
+        return match text.to_ascii_lowercase().as_str() {
+            "true" => Ok(Setting::UseTables(true)),
+            "false" => Ok(Setting::UseTables(false)),
+            _ => Err(OptionError::RuleValue {
+                option: USE_TABLES.to_string(),
+                value: text.to_string(),
+                allowed: "true|false".to_string(),
+            }),
+        };
     }
     if let Some(setting) = rule(name, value, games)? {
         return Ok(setting);

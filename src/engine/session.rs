@@ -10,6 +10,9 @@ use menagerie_rules::catalogue::{self, Attach, GameEntry};
 use menagerie_rules::game::session::{DynSession, Session};
 use menagerie_rules::game::Game;
 use menagerie_search as search;
+use menagerie_wire::Reply;
+
+use crate::tables::{TablesError, TablesJob};
 pub use menagerie_search::solved::Unsolved;
 
 /// Attaches the search to sessions of any game.
@@ -29,8 +32,21 @@ pub type Entry = GameEntry<Searching>;
 /// The games of this build, as the engine plays them.
 pub static GAMES: [Entry; catalogue::COUNT] = catalogue::games::<Searching>();
 
-/// A solved position: its value and each legal move's, as text.
-pub type Solved = (String, Vec<(String, String)>);
+/// What `solve` found.
+pub enum Solved {
+    /// From a table (solved game or endgame tables): the value and each
+    /// legal move's, as text, and which endgame table if one.
+    Exact {
+        value: String,
+        moves: Vec<(String, String)>,
+        table: Option<String>,
+    },
+    /// From a proof-number search: a value or a bound, with its figures.
+    Proof(search::proof::ProofReport),
+}
+
+/// Expansions of a proof search when `solve` gives no budget.
+pub const DEFAULT_PROOF_NODES: u64 = 1_000_000;
 
 /// A session of any game, with the search joined to it. Implemented once,
 /// generically, for every [`Session`].
@@ -50,7 +66,17 @@ pub trait EngineSession: DynSession {
     fn prepare_search(&self, settings: &search::Settings);
     /// The solved value of the position and of each legal move, for games
     /// small enough to solve; waits for the table only until `stop`.
-    fn solve(&self, stop: &AtomicBool) -> Result<Solved, Unsolved>;
+    /// Positions beyond the tables get a proof search of at most `nodes`
+    /// expansions.
+    fn solve(&self, stop: &AtomicBool, nodes: u64) -> Result<Solved, Unsolved>;
+    /// Builds, verifies or lists the endgame tables of this session's
+    /// ruleset.
+    fn tables(
+        &self,
+        job: &TablesJob,
+        stop: &AtomicBool,
+        say: &mut dyn FnMut(Reply),
+    ) -> Result<(), TablesError>;
 }
 
 impl<G: Game> EngineSession for Session<G> {
@@ -76,13 +102,50 @@ impl<G: Game> EngineSession for Session<G> {
         search::prepare(self, settings)
     }
 
-    fn solve(&self, stop: &AtomicBool) -> Result<Solved, Unsolved> {
-        let analysis = search::solved::analyse_until(self, stop)?;
-        let moves = analysis
-            .moves
-            .iter()
-            .map(|(mv, value)| (mv.to_string(), value.to_string()))
-            .collect();
-        Ok((analysis.value.to_string(), moves))
+    fn solve(&self, stop: &AtomicBool, nodes: u64) -> Result<Solved, Unsolved> {
+        let settings = search::Settings::default();
+        let tables = search::endgame::tables_for(self.position(), &settings);
+        if let Some((value, moves)) = tables
+            .as_ref()
+            .and_then(|tables| search::endgame::analyse(self, tables))
+        {
+            return Ok(Solved::Exact {
+                value: value.to_string(),
+                moves: moves
+                    .iter()
+                    .map(|(mv, value)| (mv.to_string(), value.to_string()))
+                    .collect(),
+                table: self.position().table_key().map(|k| k.slice.to_string()),
+            });
+        }
+        match search::solved::analyse_until(self, stop) {
+            Ok(analysis) => Ok(Solved::Exact {
+                value: analysis.value.to_string(),
+                moves: analysis
+                    .moves
+                    .iter()
+                    .map(|(mv, value)| (mv.to_string(), value.to_string()))
+                    .collect(),
+                table: None,
+            }),
+            Err(Unsolved::NotSolvable) if self.position().seats().len() == 2 && !G::HAS_CHANCE => {
+                Ok(Solved::Proof(search::proof::prove(
+                    self.position(),
+                    tables.as_deref(),
+                    nodes,
+                    stop,
+                )))
+            }
+            Err(e) => Err(e),
+        }
+    }
+
+    fn tables(
+        &self,
+        job: &TablesJob,
+        stop: &AtomicBool,
+        say: &mut dyn FnMut(Reply),
+    ) -> Result<(), TablesError> {
+        crate::tables::run::<G>(self.rules(), job, stop, say)
     }
 }

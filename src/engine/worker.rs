@@ -10,7 +10,7 @@ use std::sync::Arc;
 
 use crate::driver::Event;
 use crate::output::{InfoWriter, Output};
-use crate::session::{EngineSession, Entry, Unsolved};
+use crate::session::{EngineSession, Entry, Solved, Unsolved};
 use menagerie_search::{Limits, Settings, Shared};
 use menagerie_wire::reply::Reply;
 use menagerie_wire::BenchKind;
@@ -35,6 +35,12 @@ pub enum Job {
     },
     Solve {
         session: Box<dyn EngineSession>,
+        stop: Arc<AtomicBool>,
+        nodes: u64,
+    },
+    Tables {
+        session: Box<dyn EngineSession>,
+        job: crate::tables::TablesJob,
         stop: Arc<AtomicBool>,
     },
     /// What `newgame` and `ucinewgame` do before `isready` may answer:
@@ -96,7 +102,11 @@ fn execute(job: Job, out: &Output) -> bool {
         Job::Bench { kind, games, stop } => {
             crate::bench::run(kind, games, &stop, &mut |reply| out.reply(&reply))
         }
-        Job::Solve { session, stop } => match session.solve(&stop) {
+        Job::Solve {
+            session,
+            stop,
+            nodes,
+        } => match session.solve(&stop, nodes) {
             Err(Unsolved::NotSolvable) => out.error(
                 "solve",
                 &crate::driver::EngineError::NotSolvable(session.game_id()),
@@ -104,7 +114,16 @@ fn execute(job: Job, out: &Output) -> bool {
             Err(Unsolved::Stopped) => out.reply(&Reply::Remark(
                 "solve stopped before the solved table was built".to_string(),
             )),
-            Ok((value, moves)) => {
+            Ok(Solved::Exact {
+                value,
+                moves,
+                table,
+            }) => {
+                if let Some(table) = table {
+                    out.reply(&Reply::Remark(format!(
+                        "solve: from the endgame tables ({table}); N counts moves to the capture that settles the game"
+                    )));
+                }
                 for (mv, value) in moves {
                     out.reply(&Reply::Solved {
                         mv: Some(mv),
@@ -114,7 +133,35 @@ fn execute(job: Job, out: &Output) -> bool {
                 out.reply(&Reply::Line(String::new()));
                 out.reply(&Reply::Solved { mv: None, value });
             }
+            Ok(Solved::Proof(report)) => {
+                let open = |(pn, dn): (u32, u32)| {
+                    if (pn, dn) == (0, 0) {
+                        "settled".to_string()
+                    } else {
+                        format!("proof number {pn}, disproof number {dn}")
+                    }
+                };
+                out.reply(&Reply::Remark(format!(
+                    "solve: proof-number search: {} after {} nodes, {} positions stored, {} table leaves, {:.1} s; side to move wins: {}; other side wins: {}",
+                    report.value,
+                    report.nodes,
+                    report.stored,
+                    report.table_hits,
+                    report.seconds,
+                    open(report.open[0]),
+                    open(report.open[1])
+                )));
+                out.reply(&Reply::Solved {
+                    mv: None,
+                    value: report.value.to_string(),
+                });
+            }
         },
+        Job::Tables { session, job, stop } => {
+            if let Err(e) = session.tables(&job, &stop, &mut |reply| out.reply(&reply)) {
+                out.error("tables", &e);
+            }
+        }
         Job::Setup {
             session,
             settings,

@@ -8,6 +8,9 @@
 use super::deepening::{self, Deepening};
 use super::tt::{Bound, Entry};
 use std::sync::atomic::AtomicBool;
+use std::sync::Arc;
+
+use menagerie_tables::Tables;
 
 use super::{
     lazy_smp, outcome_score, Budget, Limits, Reporter, Score, SearchResult, Settings, Shared, Watch,
@@ -37,8 +40,11 @@ pub fn search<G: Game>(
             nodes: 0,
         };
     }
+    let tables = super::endgame::tables_for(session.position(), settings);
     lazy_smp(limits, shared, settings, reporter, |budget, reporter| {
-        deepening::iterate(&mut Worker::new(session, budget), reporter)
+        let mut worker = Worker::new(session, budget);
+        worker.tables = tables.clone();
+        deepening::iterate(&mut worker, reporter)
     })
 }
 
@@ -99,6 +105,8 @@ struct Worker<'a, G: Game> {
     /// anything but the rules: the evaluation, the table, a repetition
     /// inside the search, the ply cap.
     horizon: bool,
+    /// Endgame tables of the game and ruleset, if any are built and used.
+    tables: Option<Arc<Tables>>,
 }
 
 impl<'a, G: Game> Deepening<'a> for Worker<'a, G> {
@@ -160,6 +168,7 @@ impl<'a, G: Game> Worker<'a, G> {
             seldepth: 0,
             root_best: None,
             horizon: false,
+            tables: None,
             root_moves: {
                 let mut moves = Vec::new();
                 session.legal(&mut moves);
@@ -249,6 +258,17 @@ impl<'a, G: Game> Worker<'a, G> {
         }
     }
 
+    /// The exact score of a position below the root that the endgame
+    /// tables hold.
+    fn probe(&mut self, ply: usize) -> Option<i32> {
+        if ply == 0 {
+            return None;
+        }
+        let value = self.tables.as_ref()?.probe(&self.position)?;
+        self.horizon = true;
+        Some(super::endgame::score(value))
+    }
+
     fn negamax(&mut self, depth: i32, ply: usize, mut alpha: i32, beta: i32) -> i32 {
         self.pv[ply].clear();
         if ply > 0 && self.budget.tick() {
@@ -263,6 +283,10 @@ impl<'a, G: Game> Worker<'a, G> {
             Ok(moves) => moves,
             Err(score) => return score,
         };
+        if let Some(score) = self.probe(ply) {
+            self.lists[ply] = moves;
+            return score;
+        }
         // Mate-distance pruning: nothing here beats a win found nearer.
         let (alpha_floor, beta_cap) = (-(WIN - ply as i32), WIN - ply as i32 - 1);
         if alpha_floor >= beta || beta_cap <= alpha {
@@ -407,6 +431,10 @@ impl<'a, G: Game> Worker<'a, G> {
             Ok(moves) => moves,
             Err(score) => return score,
         };
+        if let Some(score) = self.probe(ply) {
+            self.lists[ply] = moves;
+            return score;
+        }
         // Usually the first quiet move settles this at once.
         let forced = moves.iter().all(|&m| self.position.is_capture(m));
         let mut best = -INFINITY;

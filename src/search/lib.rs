@@ -8,9 +8,11 @@
 pub mod alphabeta;
 pub mod chance;
 pub mod deepening;
+pub mod endgame;
 pub mod maxn;
 pub mod mcts;
 pub mod memory;
+pub mod proof;
 pub mod skill;
 pub mod solved;
 pub mod solver;
@@ -185,6 +187,8 @@ pub struct Settings {
     pub seed: u64,
     /// Whether solvable games play from their solved table.
     pub solver: bool,
+    /// Whether the search plays from endgame tables where it has them.
+    pub tables: bool,
     /// How a search over more than two seats models the other seats.
     pub multi_seat: MultiSeat,
 }
@@ -246,6 +250,7 @@ impl Default for Settings {
             skill: skill::FULL_STRENGTH,
             seed: 0,
             solver: true,
+            tables: true,
             // Measured best at 3 and 4 seats (tools/multiseat-study.md).
             multi_seat: MultiSeat::BestReply,
         }
@@ -440,7 +445,9 @@ pub fn run<G: Game>(
             alphabeta::search(session, limits, shared, settings, reporter)
         }
     } else if two_seats && !G::HAS_CHANCE {
-        alphabeta::search(session, limits, shared, settings, reporter)
+        // Perfect play where the endgame tables hold the position.
+        endgame::play(session, settings, reporter)
+            .unwrap_or_else(|| alphabeta::search(session, limits, shared, settings, reporter))
     } else if settings.multi_seat == MultiSeat::MaxN && !two_seats {
         maxn::search(session, limits, shared, settings, reporter)
     } else if settings.multi_seat == MultiSeat::Mcts && !two_seats {

@@ -167,6 +167,29 @@ pub fn write(path: &Path, header: &Header, entries: &[Entry]) -> Result<(), File
     result.map_err(io)
 }
 
+/// Removes the temporary files of builds that died before renaming them
+/// (their process is gone); those of live builds are left alone.
+pub fn remove_orphans(folder: &Path) {
+    let Ok(entries) = fs::read_dir(folder) else {
+        return;
+    };
+    for entry in entries.flatten() {
+        let name = entry.file_name().to_string_lossy().into_owned();
+        let Some(pid) = name
+            .split_once(".mtb.part")
+            .and_then(|(_, pid)| pid.parse::<i32>().ok())
+        else {
+            continue;
+        };
+        // SAFETY: signal 0 only asks whether the process exists.
+        let alive = unsafe { libc::kill(pid, 0) } == 0
+            || io::Error::last_os_error().raw_os_error() != Some(libc::ESRCH);
+        if !alive {
+            let _ = fs::remove_file(entry.path());
+        }
+    }
+}
+
 /// A slice file mapped into memory.
 pub struct Mapped {
     pub header: Header,

@@ -149,3 +149,39 @@ pub fn forget(dir: &Path) {
     let mut cache = cache().lock().unwrap_or_else(|e| e.into_inner());
     cache.retain(|(d, _, _), _| d != dir);
 }
+
+fn directory_slot() -> &'static Mutex<Option<PathBuf>> {
+    static DIRECTORY: OnceLock<Mutex<Option<PathBuf>>> = OnceLock::new();
+    DIRECTORY.get_or_init(|| Mutex::new(None))
+}
+
+/// Where tables are kept unless told otherwise: `$MENAGERIE_TABLES`, else
+/// the user's cache folder (`$XDG_CACHE_HOME/menagerie/tables`, or
+/// `~/.cache/menagerie/tables`), else `menagerie-tables` here.
+pub fn default_directory() -> PathBuf {
+    let env = |name| {
+        std::env::var_os(name)
+            .filter(|v| !v.is_empty())
+            .map(PathBuf::from)
+    };
+    if let Some(dir) = env("MENAGERIE_TABLES") {
+        return dir;
+    }
+    if let Some(cache) = env("XDG_CACHE_HOME") {
+        return cache.join("menagerie").join("tables");
+    }
+    match env("HOME") {
+        Some(home) => home.join(".cache").join("menagerie").join("tables"),
+        None => PathBuf::from("menagerie-tables"),
+    }
+}
+
+/// The folder this process probes (the engine's `TablePath`).
+pub fn directory() -> PathBuf {
+    let slot = directory_slot().lock().unwrap_or_else(|e| e.into_inner());
+    slot.clone().unwrap_or_else(default_directory)
+}
+
+pub fn set_directory(dir: PathBuf) {
+    *directory_slot().lock().unwrap_or_else(|e| e.into_inner()) = Some(dir);
+}

@@ -135,14 +135,16 @@ pub fn members(pair: Slice) -> Vec<Slice> {
     }
 }
 
-/// The smaller slices a pair's captures lead into.
+/// The smaller slices the captures of a slice and its mirror lead into.
 pub fn dependencies(pair: Slice) -> Vec<Slice> {
     let mut needed = Vec::new();
-    for s in members(pair) {
+    for s in [pair, pair.swapped()] {
         for taken in 1..s.other {
             needed.push(Slice::new(s.other - taken, s.mover));
         }
     }
+    needed.sort();
+    needed.dedup();
     needed
 }
 
@@ -171,6 +173,7 @@ pub fn build<G: Game>(
         None => pairs(endgame.max_side, request.men),
     };
     let (mut tables, _) = Tables::open(request.dir, G::ID, variant);
+    file::remove_orphans(&tables.folder);
     let total: u64 = wanted
         .iter()
         .flat_map(|&p| members(p))
@@ -386,7 +389,7 @@ fn solve_pair<G: Game>(
             }
             while !workers.iter().all(|w| w.is_finished()) {
                 report(done.load(Ordering::Relaxed) / 3);
-                std::thread::sleep(std::time::Duration::from_millis(100));
+                std::thread::sleep(std::time::Duration::from_millis(5));
             }
         });
         if stop.load(Ordering::Relaxed) {

@@ -137,11 +137,41 @@ pub enum Command {
     Quit,
     Display,
     Legal,
-    Solve,
+    /// `solve [nodes N]`: the node budget of a proof search, for positions
+    /// that no table holds.
+    Solve {
+        nodes: Option<u64>,
+    },
     /// Plays a chance outcome drawn by the engine.
     Roll,
     Bench(BenchKind),
     Help,
+    /// Endgame tables: `tables build|verify|status <game> [word ...]`,
+    /// the words being ruleset options and the build's own (`men=N`,
+    /// `dir=PATH`, `slice=MvO`, `threads=N`), checked by the engine.
+    Tables {
+        action: TablesAction,
+        game: String,
+        words: Vec<String>,
+    },
+}
+
+/// What `tables` does.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum TablesAction {
+    Build,
+    Verify,
+    Status,
+}
+
+impl TablesAction {
+    pub fn word(self) -> &'static str {
+        match self {
+            TablesAction::Build => "build",
+            TablesAction::Verify => "verify",
+            TablesAction::Status => "status",
+        }
+    }
 }
 
 /// Why a line is not a command.
@@ -315,7 +345,42 @@ fn arm<'a>(
     }
 }
 
+fn solve(input: &str) -> Res<'_, Command> {
+    let budget = preceded(
+        (multispace1, keyword("nodes")),
+        expect("a node count", preceded(multispace1, cut(unsigned64))),
+    );
+    let (input, nodes) = opt(budget).parse(input)?;
+    let (input, _) = end(input)?;
+    Ok((input, Command::Solve { nodes }))
+}
+
+fn tables(input: &str) -> Res<'_, Command> {
+    let action = alt((
+        map(keyword("build"), |_| TablesAction::Build),
+        map(keyword("verify"), |_| TablesAction::Verify),
+        map(keyword("status"), |_| TablesAction::Status),
+    ));
+    let (input, action) =
+        expect("build, verify or status", preceded(multispace1, action)).parse(input)?;
+    let (input, game) = expect("a game id", preceded(multispace1, token)).parse(input)?;
+    let (input, words) = many0(preceded(multispace1, token)).parse(input)?;
+    let (input, _) = end(input)?;
+    Ok((
+        input,
+        Command::Tables {
+            action,
+            game: game.to_string(),
+            words: words.into_iter().map(String::from).collect(),
+        },
+    ))
+}
+
 fn command(input: &str) -> Res<'_, Command> {
+    alt((arm("tables", tables), first_commands)).parse(input)
+}
+
+fn first_commands(input: &str) -> Res<'_, Command> {
     alt((
         bare("uci", Command::Uci),
         bare("ugi", Command::Ugi),
@@ -337,7 +402,7 @@ fn command(input: &str) -> Res<'_, Command> {
         bare("quit", Command::Quit),
         bare("d", Command::Display),
         bare("legal", Command::Legal),
-        bare("solve", Command::Solve),
+        arm("solve", solve),
         bare("roll", Command::Roll),
         arm("bench", bench),
         bare("help", Command::Help),
@@ -721,10 +786,11 @@ impl Command {
             Command::Quit => "quit",
             Command::Display => "d",
             Command::Legal => "legal",
-            Command::Solve => "solve",
+            Command::Solve { .. } => "solve",
             Command::Roll => "roll",
             Command::Bench(_) => "bench",
             Command::Help => "help",
+            Command::Tables { .. } => "tables",
         }
     }
 }
@@ -764,13 +830,25 @@ impl fmt::Display for Command {
             Command::Quit => f.write_str("quit"),
             Command::Display => f.write_str("d"),
             Command::Legal => f.write_str("legal"),
-            Command::Solve => f.write_str("solve"),
+            Command::Solve { nodes: None } => f.write_str("solve"),
+            Command::Solve { nodes: Some(n) } => write!(f, "solve nodes {n}"),
             Command::Roll => f.write_str("roll"),
             Command::Bench(BenchKind::Search) => f.write_str("bench"),
             Command::Bench(BenchKind::Perft) => f.write_str("bench perft"),
             Command::Bench(BenchKind::Playouts(n)) => write!(f, "bench playouts {n}"),
             Command::Bench(BenchKind::Threads(n)) => write!(f, "bench threads {n}"),
             Command::Help => f.write_str("help"),
+            Command::Tables {
+                action,
+                game,
+                words,
+            } => {
+                write!(f, "tables {} {game}", action.word())?;
+                for word in words {
+                    write!(f, " {word}")?;
+                }
+                Ok(())
+            }
         }
     }
 }
@@ -785,6 +863,29 @@ mod tests {
 
     fn error(line: &str) -> String {
         parse_line(line).unwrap_err().to_string()
+    }
+
+    #[test]
+    fn tables_lines_parse_and_print_back() {
+        let line = "tables build awithlaknannai-mosona board=plain men=6 dir=/tmp/t";
+        let command = parse(line);
+        assert_eq!(
+            command,
+            Command::Tables {
+                action: TablesAction::Build,
+                game: "awithlaknannai-mosona".to_string(),
+                words: vec!["board=plain".into(), "men=6".into(), "dir=/tmp/t".into()],
+            }
+        );
+        assert_eq!(command.to_string(), line);
+        assert_eq!(parse("tables status am").to_string(), "tables status am");
+        assert_eq!(parse("solve"), Command::Solve { nodes: None });
+        assert_eq!(parse("solve nodes 5000").to_string(), "solve nodes 5000");
+        assert!(error("solve nodes").contains("a node count"));
+        assert!(error("solve depth 3").contains("solve"));
+        assert!(error("tables").contains("build, verify or status"));
+        assert!(error("tables fold am").contains("build, verify or status"));
+        assert!(error("tables build").contains("a game id"));
     }
 
     #[test]

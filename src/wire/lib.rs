@@ -7,5 +7,5 @@
 pub mod command;
 pub mod reply;
 
-pub use command::{parse_line, BenchKind, Command, GoParams, ParseError, Query};
+pub use command::{parse_line, BenchKind, Command, GoParams, ParseError, Query, TablesAction};
 pub use reply::Reply;

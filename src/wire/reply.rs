@@ -476,8 +476,20 @@ fn number<T: std::str::FromStr + ToString>(text: &str) -> Option<T> {
 
 /// `win N`, `loss N` or `draw`.
 fn is_value(text: &str) -> bool {
+    // What a proof search establishes without a distance.
+    const PROVEN: [&str; 6] = [
+        "win",
+        "loss",
+        "draw",
+        "at least draw",
+        "at most draw",
+        "unknown",
+    ];
+    if PROVEN.contains(&text) {
+        return true;
+    }
     match text.split_once(' ') {
-        None => text == "draw",
+        None => false,
         Some((kind, n)) => matches!(kind, "win" | "loss") && number::<u32>(n).is_some(),
     }
 }
@@ -822,6 +834,9 @@ mod tests {
             "Nodes searched: 25",
             "@a2: win 8",
             "Value: draw",
+            "Value: win",
+            "Value: at least draw",
+            "Value: unknown",
             "Game: hat-diviyan-keliya start=ludovici board=small",
             "Notation: T/1L1/3/3 t 0 6 0",
             "Side: t",

@@ -85,13 +85,16 @@ const LAYERS: &[(&str, &[&str])] = &[
     ("menagerie-rules", &[]),
     ("menagerie-os", &[]),
     ("menagerie-wire", &["menagerie-rules"]),
-    ("menagerie-search", &["menagerie-rules"]),
+    // Endgame tables: the rules' positions, built and probed; no search.
+    ("menagerie-tables", &["menagerie-rules"]),
+    ("menagerie-search", &["menagerie-rules", "menagerie-tables"]),
     (
         "menagerie-engine",
         &[
             "menagerie-rules",
             "menagerie-wire",
             "menagerie-search",
+            "menagerie-tables",
             "menagerie-os",
         ],
     ),

@@ -30,3 +30,4 @@ mod safari;
 mod shards;
 mod solver;
 mod sprt;
+mod tables;

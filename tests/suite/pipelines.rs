@@ -279,7 +279,7 @@ pub fn positions(games: &[Entry]) -> Vec<Position> {
             lines.extend(setup);
             // Asked already stopped: only a game that cannot be solved says so.
             let stopped = std::sync::atomic::AtomicBool::new(true);
-            let solvable = !matches!(session.solve(&stopped), Err(Unsolved::NotSolvable));
+            let solvable = !matches!(session.solve(&stopped, 1000), Err(Unsolved::NotSolvable));
             positions.push(Position {
                 game: game.id.to_string(),
                 setup: lines,
@@ -331,11 +331,12 @@ pub fn matrix(binary: &str, positions: &[Position]) {
 fn every_command_is_answered_before_quit_end_of_input_or_stop() {
     let positions = positions(&GAMES);
     assert_eq!(positions.len(), 16, "every ruleset of every game");
-    assert_eq!(
-        positions.iter().filter(|p| p.solvable).count(),
-        4,
-        "the rulesets of Hat Diviyan Keliya are solvable"
-    );
+    // Hat Diviyan Keliya has solved tables; the other two-seat games
+    // without dice get a proof search; only Kilkenny Cats (dice, more
+    // seats) answers `solve` with an error.
+    for p in &positions {
+        assert_eq!(p.solvable, p.game != "kilkenny-cats", "{}", p.game);
+    }
     matrix(env!("CARGO_BIN_EXE_menagerie"), &positions);
 }
 

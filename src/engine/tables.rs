@@ -1,0 +1,278 @@
+//! `tables build|verify|status <game> [ruleset options] [men=N]
+//! [dir=PATH] [slice=MvO] [threads=N]`: endgame tables from the protocol
+//! (and so from the command line: `menagerie tables build ...`).
+
+use std::fmt;
+use std::path::PathBuf;
+use std::sync::atomic::AtomicBool;
+use std::time::Instant;
+
+use menagerie_rules::game::endgame::Slice;
+use menagerie_rules::game::Game;
+use menagerie_tables::probe::{self, Tables};
+use menagerie_tables::retrograde::{self, BuildError, Progress, Request};
+use menagerie_tables::verify;
+use menagerie_wire::{Reply, TablesAction};
+
+/// Most men a build may ask for: every man of both sides.
+const MOST_MEN: u32 = 32;
+
+/// A `tables` command, checked.
+#[derive(Clone, Debug)]
+pub struct TablesJob {
+    pub action: TablesAction,
+    pub men: Option<u32>,
+    pub dir: PathBuf,
+    pub only: Option<Slice>,
+    pub threads: usize,
+}
+
+/// Why a `tables` command cannot be carried out.
+#[derive(Debug)]
+pub enum TablesError {
+    BadWord {
+        word: String,
+        expected: &'static str,
+    },
+    MenNeeded,
+    NoTables(&'static str),
+    Build(BuildError),
+    Mismatches(u64),
+    Damaged(usize),
+}
+
+impl fmt::Display for TablesError {
+    fn fmt(&self, f: &mut fmt::Formatter) -> fmt::Result {
+        match self {
+            TablesError::BadWord { word, expected } => write!(f, "'{word}': expected {expected}"),
+            TablesError::MenNeeded => {
+                f.write_str("tables build needs men=N (the most men of the tables, 2 or more)")
+            }
+            TablesError::NoTables(game) => write!(
+                f,
+                "{game} has no endgame tables (only games whose captures only remove men have)"
+            ),
+            TablesError::Build(e) => write!(f, "{e}"),
+            TablesError::Mismatches(n) => write!(
+                f,
+                "{n} stored values differ from what their successors give"
+            ),
+            TablesError::Damaged(n) => write!(
+                f,
+                "{n} table files cannot be used (build again to replace them)"
+            ),
+        }
+    }
+}
+
+/// Splits the words of a `tables` line into the command's own and the
+/// ruleset's (`key=value` words the game checks).
+pub fn parse_words(
+    action: TablesAction,
+    words: &[String],
+) -> Result<(TablesJob, Vec<String>), TablesError> {
+    let mut job = TablesJob {
+        action,
+        men: None,
+        dir: probe::directory(),
+        only: None,
+        threads: std::thread::available_parallelism().map_or(1, |n| n.get()),
+    };
+    let mut ruleset = Vec::new();
+    for word in words {
+        let bad = |expected| TablesError::BadWord {
+            word: word.clone(),
+            expected,
+        };
+        match word.split_once('=') {
+            Some((key, value)) if key.eq_ignore_ascii_case("men") => {
+                let men = value.parse().ok().filter(|m| (2..=MOST_MEN).contains(m));
+                job.men = Some(men.ok_or_else(|| bad("men=N with N from 2 to 32"))?);
+            }
+            Some((key, value)) if key.eq_ignore_ascii_case("dir") && !value.is_empty() => {
+                job.dir = PathBuf::from(value);
+            }
+            Some((key, value)) if key.eq_ignore_ascii_case("threads") => {
+                let n = value.parse().ok().filter(|n| (1..=256).contains(n));
+                job.threads = n.ok_or_else(|| bad("threads=N with N from 1 to 256"))?;
+            }
+            Some((key, value)) if key.eq_ignore_ascii_case("slice") => {
+                let slice = value
+                    .split_once(['v', 'V'])
+                    .and_then(|(m, o)| Some(Slice::new(m.parse().ok()?, o.parse().ok()?)))
+                    .filter(|s| s.mover > 0 && s.other > 0);
+                job.only = Some(slice.ok_or_else(|| bad("slice=MvO, as slice=4v3"))?);
+            }
+            _ => ruleset.push(word.clone()),
+        }
+    }
+    if action == TablesAction::Build && job.men.is_none() && job.only.is_none() {
+        return Err(TablesError::MenNeeded);
+    }
+    Ok((job, ruleset))
+}
+
+fn bar(fraction: f64) -> String {
+    let filled = (fraction * 20.0).round() as usize;
+    format!(
+        "[{}{}]",
+        "#".repeat(filled.min(20)),
+        "-".repeat(20 - filled.min(20))
+    )
+}
+
+fn clock(seconds: f64) -> String {
+    let s = seconds.round() as u64;
+    format!("{}:{:02}:{:02}", s / 3600, s / 60 % 60, s % 60)
+}
+
+fn count(n: u64) -> String {
+    match n {
+        0..=9_999 => n.to_string(),
+        10_000..=9_999_999 => format!("{:.1}k", n as f64 / 1e3),
+        _ => format!("{:.1}M", n as f64 / 1e6),
+    }
+}
+
+/// Carries out a checked `tables` command for game `G`, saying how it goes
+/// in `info string` lines.
+pub fn run<G: Game>(
+    rules: &G::Rules,
+    job: &TablesJob,
+    stop: &AtomicBool,
+    say: &mut dyn FnMut(Reply),
+) -> Result<(), TablesError> {
+    let endgame = G::endgame().ok_or(TablesError::NoTables(G::ID))?;
+    let variant = (endgame.variant)(rules);
+    let mut remark = |text: String| say(Reply::Remark(text));
+    match job.action {
+        TablesAction::Build => {
+            let request = Request {
+                dir: &job.dir,
+                men: job.men.unwrap_or(0),
+                only: job.only,
+                threads: job.threads,
+            };
+            let started = Instant::now();
+            let mut last: Option<Instant> = None;
+            let mut progress = |p: &Progress| {
+                if last.is_some_and(|t| t.elapsed().as_secs_f64() < 1.0) {
+                    return;
+                }
+                last = Some(Instant::now());
+                let fraction = p.done as f64 / p.total.max(1) as f64;
+                let eta = p.eta().map_or("?".to_string(), clock);
+                remark(format!(
+                    "tables build {}: {} {:.1}% of {} positions, {} left",
+                    p.slice,
+                    bar(fraction),
+                    100.0 * fraction,
+                    count(p.total),
+                    eta
+                ));
+            };
+            let result = retrograde::build::<G>(rules, &request, stop, &mut progress);
+            probe::forget(&job.dir);
+            let built = result.map_err(TablesError::Build)?;
+            let mut total = 0;
+            for b in &built {
+                let pair = if b.slice.mover == b.slice.other {
+                    b.slice.to_string()
+                } else {
+                    format!("{} and {}", b.slice, b.slice.swapped())
+                };
+                if b.found {
+                    remark(format!("tables {pair}: already built"));
+                } else {
+                    total += b.positions;
+                    remark(format!(
+                        "tables {pair}: {} positions in {:.1} s ({} positions/s)",
+                        b.positions,
+                        b.seconds,
+                        count((b.positions as f64 / b.seconds.max(1e-3)) as u64)
+                    ));
+                }
+            }
+            let (tables, _) = Tables::open(&job.dir, G::ID, variant);
+            remark(format!(
+                "tables build done: {total} positions in {:.1} s; {} slices, complete to {} men, {} bytes in {}",
+                started.elapsed().as_secs_f64(),
+                tables.slices().len(),
+                tables.complete_men(),
+                tables.bytes(),
+                tables.folder.display()
+            ));
+        }
+        TablesAction::Verify => {
+            let (tables, problems) = Tables::open(&job.dir, G::ID, variant);
+            for problem in &problems {
+                remark(format!("tables verify: {problem}"));
+            }
+            let mut mismatches = 0;
+            let (mut checked, mut skipped) = (0, 0);
+            for slice in tables.slices() {
+                if job.men.is_some_and(|m| slice.men() > m) || job.only.is_some_and(|o| o != slice)
+                {
+                    continue;
+                }
+                let needed = retrograde::dependencies(slice)
+                    .into_iter()
+                    .chain([slice.swapped()]);
+                if let Some(missing) = needed.into_iter().find(|s| tables.slice(*s).is_none()) {
+                    skipped += 1;
+                    remark(format!("tables verify {slice}: skipped, its moves lead into {missing}, which is missing"));
+                    continue;
+                }
+                let started = Instant::now();
+                let Some(report) =
+                    verify::verify_slice::<G>(rules, &tables, slice, job.threads, stop)
+                else {
+                    return Err(TablesError::Build(BuildError::Stopped));
+                };
+                checked += 1;
+                mismatches += report.mismatches;
+                for example in &report.examples {
+                    remark(format!("tables verify {slice}: mismatch: {example}"));
+                }
+                remark(format!(
+                    "tables verify {slice}: {} positions, {} values, {} mismatches in {:.1} s",
+                    report.positions,
+                    report.values,
+                    report.mismatches,
+                    started.elapsed().as_secs_f64()
+                ));
+            }
+            remark(format!(
+                "tables verify done: {checked} slices, {mismatches} mismatches, {} damaged files, {skipped} skipped",
+                problems.len()
+            ));
+            if mismatches > 0 {
+                return Err(TablesError::Mismatches(mismatches));
+            }
+            if !problems.is_empty() {
+                return Err(TablesError::Damaged(problems.len()));
+            }
+        }
+        TablesAction::Status => {
+            let (tables, problems) = Tables::open(&job.dir, G::ID, variant);
+            for problem in &problems {
+                remark(format!("tables status: {problem}"));
+            }
+            let slices: Vec<String> = tables.slices().iter().map(|s| s.to_string()).collect();
+            remark(format!(
+                "tables status: {} slices, complete to {} men, {} bytes in {}{}{}",
+                slices.len(),
+                if tables.is_empty() {
+                    0
+                } else {
+                    tables.complete_men()
+                },
+                tables.bytes(),
+                tables.folder.display(),
+                if slices.is_empty() { "" } else { ": " },
+                slices.join(" ")
+            ));
+        }
+    }
+    Ok(())
+}

@@ -1,0 +1,110 @@
+//! Playing from endgame tables: at the root, the move the tables say is
+//! best (a win kept with the fastest capture, a loss delayed, a draw
+//! kept); inside the search, a position the tables hold is a leaf with
+//! its exact value.
+
+use std::sync::Arc;
+
+use menagerie_rules::game::session::Session;
+use menagerie_rules::game::Game;
+use menagerie_tables::{probe, Probe, Tables, Wdl};
+
+use super::{Info, Reporter, Score, SearchResult, Settings};
+
+/// A won position the tables prove, in the search's scores: above any
+/// evaluation, below the scores of a win seen to the end (as Stockfish
+/// keeps its tablebase wins below its mates). Sooner captures score
+/// higher.
+pub const TABLE_WIN: i32 = 20_000;
+
+/// The tables that hold positions of the game and ruleset of `position`,
+/// if the settings use tables and any are built.
+pub fn tables_for<G: Game>(position: &G, settings: &Settings) -> Option<Arc<Tables>> {
+    if !settings.tables {
+        return None;
+    }
+    let key = position.table_key()?;
+    let tables = probe::shared(&probe::directory(), G::ID, key.variant);
+    (!tables.is_empty()).then_some(tables)
+}
+
+/// The search's score of a value from the tables.
+pub fn score(value: Probe) -> i32 {
+    let plies = value.plies.min(1000) as i32;
+    match value.wdl {
+        Wdl::Win => TABLE_WIN - plies,
+        Wdl::Loss => -(TABLE_WIN - plies),
+        Wdl::Draw => 0,
+    }
+}
+
+/// The value of a position reached by a move, for the side to move there:
+/// decided by the rules or read from the tables.
+fn value_after<G: Game>(tables: &Tables, child: &G) -> Option<Probe> {
+    match child.outcome() {
+        Some(outcome) => Some(Probe {
+            wdl: Wdl::of_outcome(outcome, child),
+            plies: 0,
+        }),
+        None => tables.probe(child),
+    }
+}
+
+/// The tables' value of the session's position and of each legal move
+/// (for the side to move), or `None` if the tables do not hold them all.
+pub fn analyse<G: Game>(
+    session: &Session<G>,
+    tables: &Tables,
+) -> Option<(Probe, Vec<(G::Move, Probe)>)> {
+    let position = session.position();
+    let root = tables.probe(position)?;
+    let mut moves = Vec::new();
+    session.legal(&mut moves);
+    let values = moves
+        .into_iter()
+        .map(|mv| {
+            let mut child = position.clone();
+            child.play(mv);
+            Some((mv, value_after(tables, &child)?.for_mover()))
+        })
+        .collect::<Option<Vec<_>>>()?;
+    Some((root, values))
+}
+
+/// The move the tables choose, reported as a one-ply search; `None` when
+/// the tables do not hold the position.
+pub fn play<G: Game>(
+    session: &Session<G>,
+    settings: &Settings,
+    reporter: &mut dyn Reporter,
+) -> Option<SearchResult> {
+    let tables = tables_for(session.position(), settings)?;
+    let (root, moves) = analyse(session, &tables)?;
+    let (best, value) = moves.iter().copied().reduce(|best, next| {
+        if next.1.better_than(best.1) {
+            next
+        } else {
+            best
+        }
+    })?;
+    let slice = session.position().table_key().map(|k| k.slice.to_string());
+    reporter.text(&format!(
+        "tables: {} table, {root} (moves to the capture that settles it)",
+        slice.unwrap_or_default()
+    ));
+    let score = Score::Cp(score(value));
+    reporter.info(&Info {
+        depth: 1,
+        seldepth: 1,
+        score,
+        nodes: moves.len() as u64,
+        time_ms: 0,
+        hashfull: 0,
+        pv: vec![best.to_string()],
+    });
+    Some(SearchResult {
+        best: Some(best.to_string()),
+        score,
+        nodes: moves.len() as u64,
+    })
+}

@@ -1,0 +1,357 @@
+//! Endgame tables of Awithlaknannai Mosona through the engine, as users
+//! drive them: `tables build|verify|status` lines and the command line,
+//! resuming after an interruption, damaged files, play and `solve` from
+//! the tables, and the errors.
+
+use std::path::{Path, PathBuf};
+
+use crate::common::{engine, errors, last_value, temp_path};
+use assert_cmd::Command;
+
+fn fresh_dir(name: &str) -> PathBuf {
+    let dir = temp_path("tables", name);
+    let _ = std::fs::remove_dir_all(&dir);
+    dir
+}
+
+fn folder(dir: &Path) -> PathBuf {
+    dir.join("awithlaknannai-mosona").join("lined-bent-draw")
+}
+
+fn slice_files(dir: &Path) -> Vec<(String, Vec<u8>)> {
+    let mut files: Vec<(String, Vec<u8>)> = std::fs::read_dir(folder(dir))
+        .map(|entries| {
+            entries
+                .map(|e| e.unwrap().path())
+                .map(|p| {
+                    (
+                        p.file_name().unwrap().to_string_lossy().into_owned(),
+                        std::fs::read(&p).unwrap(),
+                    )
+                })
+                .collect()
+        })
+        .unwrap_or_default();
+    files.sort();
+    files
+}
+
+fn cli(args: &[&str]) -> (Option<i32>, String) {
+    let output = Command::cargo_bin("menagerie")
+        .unwrap()
+        .args(args)
+        .timeout(std::time::Duration::from_secs(120))
+        .output()
+        .unwrap();
+    assert!(!String::from_utf8_lossy(&output.stderr).contains("panicked"));
+    (
+        output.status.code(),
+        String::from_utf8(output.stdout).unwrap(),
+    )
+}
+
+#[test]
+fn build_from_the_command_line_then_status_and_verify() {
+    let dir = fresh_dir("cli");
+    let dir_word = format!("dir={}", dir.display());
+    let (status, out) = cli(&[
+        "tables",
+        "build",
+        "awithlaknannai-mosona",
+        "men=4",
+        &dir_word,
+    ]);
+    assert_eq!(status, Some(0), "{out}");
+    assert!(out.contains("info string tables 2v2: "), "{out}");
+    assert!(out.contains("info string tables 3v1 and 1v3: "), "{out}");
+    let done = out.lines().last().unwrap();
+    assert!(
+        done.starts_with("info string tables build done:") && done.contains("complete to 4 men"),
+        "{done}"
+    );
+    // Every slice of up to 4 men, each with a checksummed header.
+    let names: Vec<String> = slice_files(&dir).into_iter().map(|(n, _)| n).collect();
+    assert_eq!(
+        names,
+        ["1v1.mtb", "1v2.mtb", "1v3.mtb", "2v1.mtb", "2v2.mtb", "3v1.mtb"]
+    );
+    let (_, out) = cli(&["tables", "status", "am", &dir_word]);
+    assert!(out.contains("6 slices, complete to 4 men"), "{out}");
+    let (status, out) = cli(&["tables", "verify", "am", &dir_word]);
+    assert_eq!(status, Some(0));
+    assert!(
+        out.contains("tables verify done: 6 slices, 0 mismatches, 0 damaged files"),
+        "{out}"
+    );
+    // Building again finds everything.
+    let (_, out) = cli(&["tables", "build", "am", "men=4", &dir_word]);
+    assert_eq!(out.matches("already built").count(), 4, "{out}");
+}
+
+#[test]
+fn an_interrupted_build_resumes_to_the_same_tables() {
+    let whole = fresh_dir("whole");
+    cli(&[
+        "tables",
+        "build",
+        "am",
+        "men=6",
+        &format!("dir={}", whole.display()),
+    ]);
+    let cut = fresh_dir("cut");
+    let mut child = std::process::Command::new(assert_cmd::cargo::cargo_bin("menagerie"))
+        .args([
+            "tables",
+            "build",
+            "am",
+            "men=6",
+            &format!("dir={}", cut.display()),
+        ])
+        .stdout(std::process::Stdio::null())
+        .spawn()
+        .unwrap();
+    // Killed as soon as some slices are written, before the last.
+    let deadline = std::time::Instant::now() + std::time::Duration::from_secs(60);
+    let complete = |dir: &Path| {
+        slice_files(dir)
+            .into_iter()
+            .filter(|(n, _)| n.ends_with(".mtb"))
+            .count()
+    };
+    while complete(&cut) < 6 && std::time::Instant::now() < deadline {
+        std::thread::sleep(std::time::Duration::from_millis(1));
+    }
+    child.kill().unwrap();
+    child.wait().unwrap();
+    let kept = complete(&cut);
+    assert!(
+        (6..15).contains(&kept),
+        "{kept} slices written before the kill"
+    );
+    let (status, out) = cli(&[
+        "tables",
+        "build",
+        "am",
+        "men=6",
+        &format!("dir={}", cut.display()),
+    ]);
+    assert_eq!(status, Some(0));
+    assert!(out.contains("already built"), "{out}");
+    let whole_files = slice_files(&whole);
+    let cut_files: Vec<_> = slice_files(&cut)
+        .into_iter()
+        .filter(|(n, _)| n.ends_with(".mtb"))
+        .collect();
+    assert_eq!(whole_files.len(), 15);
+    assert!(
+        whole_files == cut_files,
+        "a resumed build differs from a whole one"
+    );
+    // The killed build's unfinished file is gone.
+    assert_eq!(
+        slice_files(&cut).len(),
+        15,
+        "{:?}",
+        slice_files(&cut).iter().map(|f| &f.0).collect::<Vec<_>>()
+    );
+}
+
+#[test]
+fn a_damaged_file_is_named_left_out_and_built_again() {
+    let dir = fresh_dir("damaged");
+    let dir_word = format!("dir={}", dir.display());
+    cli(&["tables", "build", "am", "men=3", &dir_word]);
+    let path = folder(&dir).join("2v1.mtb");
+    let mut bytes = std::fs::read(&path).unwrap();
+    let last = bytes.len() - 1;
+    bytes[last] ^= 0x10;
+    std::fs::write(&path, &bytes).unwrap();
+    let (_, out) = cli(&["tables", "status", "am", &dir_word]);
+    assert!(out.contains("2v1.mtb: checksum mismatch"), "{out}");
+    assert!(out.contains("2 slices"), "{out}");
+    let (status, out) = cli(&["tables", "verify", "am", &dir_word]);
+    assert_eq!(status, Some(1), "{out}");
+    assert!(
+        out.contains("0 mismatches, 1 damaged files, 1 skipped"),
+        "{out}"
+    );
+    assert!(
+        out.contains("tables verify 1v2: skipped, its moves lead into 2v1, which is missing"),
+        "{out}"
+    );
+    assert!(
+        out.contains("info string error: tables: 1 table files cannot be used"),
+        "{out}"
+    );
+    let (_, out) = cli(&["tables", "build", "am", "men=3", &dir_word]);
+    assert!(out.contains("tables 2v1 and 1v2: "), "{out}");
+    let (_, out) = cli(&["tables", "status", "am", &dir_word]);
+    assert!(out.contains("3 slices, complete to 3 men"), "{out}");
+}
+
+#[test]
+fn bad_tables_lines_are_one_error_each_and_change_nothing() {
+    let dir = fresh_dir("errors");
+    let d = format!("dir={}", dir.display());
+    let lines = [
+        "tables".to_string(),
+        "tables fold am men=3".to_string(),
+        "tables build".to_string(),
+        format!("tables build am {d}"),
+        format!("tables build am men=1 {d}"),
+        format!("tables build am men=x {d}"),
+        format!("tables build am men=4 board=round {d}"),
+        format!("tables build am men=4 threads=0 {d}"),
+        format!("tables build am slice=3x2 {d}"),
+        format!("tables build am slice=3v2 {d}"),
+        format!("tables build hdk men=3 {d}"),
+        format!("tables build chess men=3 {d}"),
+        "isready".to_string(),
+    ];
+    let refs: Vec<&str> = lines.iter().map(String::as_str).collect();
+    let out = engine(&refs);
+    let errs = errors(&out);
+    assert_eq!(errs.len(), 12, "{out}");
+    for e in &errs {
+        assert!(e.starts_with("info string error: tables: "), "{e}");
+    }
+    assert!(out.contains("tables build needs men=N"));
+    assert!(out.contains("'men=1': expected men=N with N from 2 to 32"));
+    assert!(out.contains("unknown value 'round' for option 'board'"));
+    assert!(
+        out.contains("slice 2v1 must be built first") || out.contains("must be built first"),
+        "{out}"
+    );
+    assert!(out.contains("hat-diviyan-keliya has no endgame tables"));
+    assert!(out.trim_end().ends_with("readyok"));
+    assert!(
+        !dir.exists() || slice_files(&dir).is_empty(),
+        "a refused line wrote tables"
+    );
+}
+
+/// Plays a game from `fen` with the engine on both sides.
+fn play_out(dir: &Path, fen: &str, extra: &[&str]) -> String {
+    let mut lines = vec![format!("setoption name TablePath value {}", dir.display())];
+    lines.extend(extra.iter().map(|s| s.to_string()));
+    lines.push("newgame am".to_string());
+    lines.push(format!("position fen {fen}"));
+    for _ in 0..60 {
+        lines.push("go depth 3".to_string());
+        lines.push("move $best".to_string());
+    }
+    // The engine's replies decide the moves: run it line by line.
+    let mut child = std::process::Command::new(assert_cmd::cargo::cargo_bin("menagerie"))
+        .stdin(std::process::Stdio::piped())
+        .stdout(std::process::Stdio::piped())
+        .spawn()
+        .unwrap();
+    use std::io::{BufRead, BufReader, Write};
+    let mut stdin = child.stdin.take().unwrap();
+    let mut stdout = BufReader::new(child.stdout.take().unwrap());
+    let mut transcript = String::new();
+    let mut best = String::new();
+    for line in lines {
+        let line = line.replace("$best", &best);
+        if line == "move " || line == "move (none)" {
+            break;
+        }
+        writeln!(stdin, "{line}").unwrap();
+        if line.starts_with("go") {
+            loop {
+                let mut reply = String::new();
+                stdout.read_line(&mut reply).unwrap();
+                transcript.push_str(&reply);
+                if let Some(mv) = reply.trim().strip_prefix("bestmove ") {
+                    best = mv.to_string();
+                    break;
+                }
+            }
+        } else {
+            writeln!(stdin, "isready").unwrap();
+            loop {
+                let mut reply = String::new();
+                stdout.read_line(&mut reply).unwrap();
+                transcript.push_str(&reply);
+                if reply.trim() == "readyok" {
+                    break;
+                }
+            }
+        }
+        if transcript.contains("game over") {
+            break;
+        }
+    }
+    drop(stdin);
+    child.wait().unwrap();
+    transcript
+}
+
+#[test]
+fn the_engine_plays_won_endings_to_the_win_from_the_tables() {
+    let dir = fresh_dir("play");
+    cli(&[
+        "tables",
+        "build",
+        "am",
+        "men=5",
+        &format!("dir={}", dir.display()),
+    ]);
+    // White to move with three men against two; the tables say who wins.
+    let fen = "2B1B3/9/1W1W1W2 w 0";
+    let d = format!("setoption name TablePath value {}", dir.display());
+    let solved = engine(&[&d, "newgame am", &format!("position fen {fen}"), "solve"]);
+    let value = last_value(&solved, "Value: ");
+    assert!(value.starts_with("win "), "{solved}");
+    assert!(solved.contains("info string solve: from the endgame tables (3v2)"));
+    let game = play_out(&dir, fen, &[]);
+    assert!(game.contains("info string tables: 3v2 table"), "{game}");
+    assert!(game.contains("info string game over: win w"), "{game}");
+    // Without tables the same engine says nothing of them.
+    let off = play_out(&dir, fen, &["setoption name UseTables value false"]);
+    assert!(!off.contains("info string tables:"), "{off}");
+}
+
+#[test]
+fn solve_answers_move_by_move_within_the_tables() {
+    let dir = fresh_dir("solve");
+    cli(&[
+        "tables",
+        "build",
+        "am",
+        "men=4",
+        &format!("dir={}", dir.display()),
+    ]);
+    let d = format!("setoption name TablePath value {}", dir.display());
+    let fen = "2B5/9/1W1W4 b 0";
+    let out = engine(&[
+        &d,
+        "newgame am",
+        &format!("position fen {fen}"),
+        "legal",
+        "solve",
+    ]);
+    let legal = crate::common::legal(&out);
+    for mv in &legal {
+        let line = out
+            .lines()
+            .find(|l| l.starts_with(&format!("{mv}: ")))
+            .unwrap_or_else(|| panic!("no value for {mv}: {out}"));
+        let value = &line[mv.len() + 2..];
+        assert!(
+            value == "draw" || value.starts_with("win ") || value.starts_with("loss "),
+            "{line}"
+        );
+    }
+    // The position's value is its best move's.
+    let value = last_value(&out, "Value: ");
+    let best_is = |v: &str| out.lines().any(|l| l.ends_with(&format!(": {v}")));
+    assert!(best_is(value), "{out}");
+    // Beyond the tables: a proof search, with its figures.
+    let out = engine(&[&d, "newgame am", "solve nodes 2000"]);
+    assert!(
+        out.contains("info string solve: proof-number search: "),
+        "{out}"
+    );
+    assert!(out.contains(" nodes, "), "{out}");
+}
