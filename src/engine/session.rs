@@ -129,8 +129,11 @@ impl<G: Game> EngineSession for Session<G> {
                 table: None,
             }),
             Err(Unsolved::NotSolvable) if self.position().seats().len() == 2 && !G::HAS_CHANCE => {
+                let history = self.history();
+                let before = &history[..history.len().saturating_sub(1)];
                 Ok(Solved::Proof(search::proof::prove(
                     self.position(),
+                    before,
                     tables.as_deref(),
                     nodes,
                     stop,

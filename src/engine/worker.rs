@@ -151,6 +151,12 @@ fn execute(job: Job, out: &Output) -> bool {
                     open(report.open[0]),
                     open(report.open[1])
                 )));
+                if let Some(tree) = &report.proof {
+                    out.reply(&Reply::Remark(format!(
+                        "solve: the proof: {} positions searched and {} leaves decided by the rules or the tables",
+                        tree.positions, tree.leaves
+                    )));
+                }
                 out.reply(&Reply::Solved {
                     mv: None,
                     value: report.value.to_string(),

@@ -11,7 +11,10 @@
 #      merged results and games must equal the whole match's;
 #   3. an SPRT run in waves (--waves) to a decision, equal to the same SPRT
 #      match played whole;
-#   4. --status on the first run once Slurm has forgotten its jobs.
+#   4. --status on the first run once Slurm has forgotten its jobs;
+#   5. endgame tables built as job arrays by number of men, with one
+#      task's slice deleted and built again by a second run: the files
+#      must equal a build on this machine, and verify.
 # Tears the cluster down at the end.
 set -euo pipefail
 cd "$(dirname "$0")/../.."
@@ -107,4 +110,27 @@ tools/slurm/match.sh --status "$work/cluster" > "$work/status.out" || fail "--st
 grep -q "Merged 8 of 8 games" "$work/status.out" || fail "--status did not report the results"
 echo "slurm ci: ok: the run folder alone tells the result after Slurm forgot the jobs"
 cat "$work/cluster.out"
+
+# 5. Endgame tables by slice on the cluster, equal to a local build.
+"$B/menagerie" tables build awithlaknannai-mosona board=plain men=5 "dir=$work/tables-local" > /dev/null
+tools/slurm/tables.sh --dir "$work/tables" --men 5 --wait -- board=plain > "$work/tables.out" \
+    || { cat "$work/tables.out" "$work"/tables/slurm/*.log; fail "the tables' job arrays failed"; }
+grep -q "built and verified: .*complete to 5 men" "$work/tables.out" || fail "tables.sh did not report the tables"
+rm "$work/tables/awithlaknannai-mosona/plain-bent-draw/3v2.mtb"
+tools/slurm/tables.sh --dir "$work/tables" --men 5 --wait -- board=plain >> "$work/tables.out" \
+    || fail "the second run of tables.sh failed"
+grep -q "tables 3v2 and 2v3: [0-9]" "$work/tables/slurm/5-2.log" || fail "the deleted slice was not built again"
+diff -r "$work/tables-local/awithlaknannai-mosona" "$work/tables/awithlaknannai-mosona" \
+    || fail "the cluster's tables differ from the local build"
+# A task that cannot write its slice fails the build, named; the arrays
+# after it never run.
+mkdir -p "$work/tables-bad/awithlaknannai-mosona"
+touch "$work/tables-bad/awithlaknannai-mosona/lined-bent-draw"
+status=0
+tools/slurm/tables.sh --dir "$work/tables-bad" --men 3 --wait > /dev/null 2> "$work/tables-bad.err" || status=$?
+[ $status -eq 1 ] || fail "a failing tables task: tables.sh exited $status, not 1"
+grep -q "FAILED: 2-1 exited with status 1" "$work/tables-bad.err" || fail "the failed tables task was not named"
+[ ! -e "$work/tables-bad/slurm/3-1.exit" ] || fail "the 3-men array ran after the 2-men one failed"
+echo "slurm ci: ok: endgame tables built by slice on the cluster, resumed, equal to a local build; a failed task is named"
+cat "$work/tables.out"
 rm -rf "$work"
