@@ -59,6 +59,9 @@ pub const MULTI_SEAT: &str = "MultiSeat";
 
 /// The folder of the endgame tables, as Stockfish's `SyzygyPath`.
 pub const TABLE_PATH: &str = "TablePath";
+/// `TablePath`'s value for the default folder, which differs by machine
+/// and user (see `menagerie_tables::probe::default_directory`).
+pub const DEFAULT_TABLE_PATH: &str = "<cache>";
 /// Whether the search plays from endgame tables where it has them.
 pub const USE_TABLES: &str = "UseTables";
 
@@ -98,9 +101,7 @@ pub fn listed(ugi: bool, catalogue: &[Entry]) -> Vec<OptionLine> {
     lines.push(OptionLine {
         name: TABLE_PATH.to_string(),
         kind: OptionKind::String {
-            default: menagerie_tables::probe::default_directory()
-                .display()
-                .to_string(),
+            default: DEFAULT_TABLE_PATH.to_string(),
         },
     });
     lines.push(OptionLine {
@@ -224,7 +225,8 @@ pub enum Setting {
     Seed(u64),
     MoveOverhead(u64),
     MultiSeat(MultiSeat),
-    TablePath(std::path::PathBuf),
+    /// `None`: the default folder.
+    TablePath(Option<std::path::PathBuf>),
     UseTables(bool),
     /// A tuning weight, already set (they are process-wide).
     Tuned,
@@ -272,7 +274,9 @@ pub fn parse(
     }
     if name.eq_ignore_ascii_case(TABLE_PATH) {
         let text = value.ok_or_else(|| OptionError::NeedsChoice(TABLE_PATH, "folder".into()))?;
-        return Ok(Setting::TablePath(text.into()));
+        return Ok(Setting::TablePath(
+            (text != DEFAULT_TABLE_PATH).then(|| text.into()),
+        ));
     }
     if name.eq_ignore_ascii_case(USE_TABLES) {
         let text =

@@ -89,8 +89,13 @@ pub fn play<G: Game>(
     })?;
     let slice = session.position().table_key().map(|k| k.slice.to_string());
     reporter.text(&format!(
-        "tables: {} table, {root} (moves to the capture that settles it)",
-        slice.unwrap_or_default()
+        "tables: {} table, {root}{}",
+        slice.unwrap_or_default(),
+        if root.wdl == Wdl::Draw {
+            ""
+        } else {
+            " (moves to the capture that settles it)"
+        }
     ));
     let score = Score::Cp(score(value));
     reporter.info(&Info {

@@ -182,6 +182,7 @@ pub fn directory() -> PathBuf {
     slot.clone().unwrap_or_else(default_directory)
 }
 
-pub fn set_directory(dir: PathBuf) {
-    *directory_slot().lock().unwrap_or_else(|e| e.into_inner()) = Some(dir);
+/// Sets the folder this process probes; `None` for the default.
+pub fn set_directory(dir: Option<PathBuf>) {
+    *directory_slot().lock().unwrap_or_else(|e| e.into_inner()) = dir;
 }

@@ -355,3 +355,65 @@ fn solve_answers_move_by_move_within_the_tables() {
     );
     assert!(out.contains(" nodes, "), "{out}");
 }
+
+/// The tables of the smallest slices give every sampled position the
+/// value that the independent reference under tools/reference/ computes
+/// with its own move generator and a plain backward induction over the
+/// clock (tests/data/awithlaknannai_tables.txt).
+#[test]
+fn tables_agree_with_the_independent_reference() {
+    let data = std::fs::read_to_string(concat!(
+        env!("CARGO_MANIFEST_DIR"),
+        "/tests/data/awithlaknannai_tables.txt"
+    ))
+    .unwrap();
+    let mut groups: Vec<(String, Vec<(String, String)>)> = Vec::new();
+    for line in data.lines().filter(|l| !l.starts_with('#')) {
+        if let Some(rules) = line.strip_prefix("rules ") {
+            groups.push((rules.to_string(), Vec::new()));
+        } else {
+            let (fen, value) = line.split_once('|').unwrap();
+            groups
+                .last_mut()
+                .unwrap()
+                .1
+                .push((fen.to_string(), value.to_string()));
+        }
+    }
+    assert_eq!(groups.len(), 2);
+    for (i, (rules, samples)) in groups.iter().enumerate() {
+        let dir = fresh_dir(&format!("reference-{i}"));
+        let mut args = vec!["tables", "build", "am", "men=3"];
+        args.extend(rules.split_whitespace());
+        let dir_word = format!("dir={}", dir.display());
+        args.push(&dir_word);
+        assert_eq!(cli(&args).0, Some(0));
+        let mut lines = vec![
+            format!("setoption name TablePath value {}", dir.display()),
+            format!("newgame am {rules}"),
+        ];
+        for (fen, _) in samples {
+            lines.push(format!("position fen {fen}"));
+            lines.push("solve".to_string());
+        }
+        let refs: Vec<&str> = lines.iter().map(String::as_str).collect();
+        let out = engine(&refs);
+        let values: Vec<&str> = out
+            .lines()
+            .filter_map(|l| l.strip_prefix("Value: "))
+            .collect();
+        assert_eq!(values.len(), samples.len(), "{out}");
+        assert_eq!(
+            out.matches("info string solve: from the endgame tables")
+                .count(),
+            samples.len()
+        );
+        for ((fen, expected), got) in samples.iter().zip(values) {
+            assert_eq!(
+                got.split_whitespace().next(),
+                Some(expected.as_str()),
+                "{rules}: {fen}"
+            );
+        }
+    }
+}
