@@ -184,7 +184,8 @@ const HELP: &str = "\
 Commands (see protocol.md):
   uci | ugi | isready | ucinewgame | uginewgame | quit | stop
   setoption name <option> value <v>  Hash, Threads, Skill, Seed, Move Overhead,
-                                     MultiSeat, UCI_Variant, <game>.<ruleset option>
+                                     MultiSeat, TablePath, UseTables, UCI_Variant,
+                                     <game>.<ruleset option>
   newgame <game> [key=value ...]     select a game and ruleset, start position
   position startpos|fen <notation> [moves <m> ...]
   move <m> [<m> ...]                 play moves on the current position
@@ -194,7 +195,10 @@ Commands (see protocol.md):
   legal                              list the legal moves
   query <question>                   gameover, p1turn, result, side, status, legal, seats, chance
   games                              the games, their options, seats and moves
-  solve                              exact value of the position and each move (solvable games)
+  solve [nodes n]                    exact value of the position and each move (solved games,
+                                     endgame tables), else a proof search of n nodes
+  tables build|verify|status|bench <game> [key=value ...] [men=n] [dir=path] [slice=MvO]
+                                     endgame tables (Awithlaknannai Mosona)
   roll                               play a chance outcome (a die roll) drawn by the engine
   d                                  draw the board, notation, side and status
   bench [search|perft|playouts [n]|threads [n]]

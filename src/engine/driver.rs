@@ -144,7 +144,7 @@ impl fmt::Display for EngineError {
         match self {
             EngineError::NotSolvable(game) => write!(
                 f,
-                "{game} has too many positions to solve; only games with a solved table can be"
+                "{game} cannot be solved: solve needs a game of two seats without dice"
             ),
             EngineError::AwaitingRoll => write!(
                 f,

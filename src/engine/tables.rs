@@ -134,6 +134,63 @@ fn count(n: u64) -> String {
     }
 }
 
+struct Bench {
+    positions: usize,
+    probes_per_second: f64,
+    generations_per_second: f64,
+}
+
+/// Probes of random positions of every slice present against generating
+/// the same positions' moves, in alternating rounds of one run, so that a
+/// busy machine slows both alike.
+fn bench<G: Game>(
+    rules: &G::Rules,
+    endgame: &menagerie_rules::game::endgame::Endgame<G>,
+    tables: &Tables,
+    stop: &AtomicBool,
+) -> Bench {
+    use std::sync::atomic::Ordering;
+    let mut rng = menagerie_rules::rng::Rng::new(1);
+    let mut positions = Vec::new();
+    const PER_SLICE: usize = 20_000;
+    for (i, slice) in tables.slices().into_iter().enumerate() {
+        let size = (endgame.slice_size)(slice);
+        while positions.len() < (i + 1) * PER_SLICE {
+            if let Some(mut p) = (endgame.position)(rules, slice, rng.below(size)) {
+                p.set_clock(rng.below(u64::from(G::NO_PROGRESS_LIMIT)) as u32);
+                positions.push(p);
+            }
+        }
+    }
+    let (mut probing, mut generating) = (0.0, 0.0);
+    let mut moves = Vec::new();
+    let mut checksum = 0u64;
+    for _ in 0..5 {
+        if stop.load(Ordering::Relaxed) {
+            break;
+        }
+        let t = Instant::now();
+        for p in &positions {
+            checksum += tables.probe(p).map_or(0, |v| u64::from(v.plies));
+        }
+        probing += t.elapsed().as_secs_f64();
+        let t = Instant::now();
+        for p in &positions {
+            moves.clear();
+            p.generate(&mut moves);
+            checksum += moves.len() as u64;
+        }
+        generating += t.elapsed().as_secs_f64();
+    }
+    std::hint::black_box(checksum);
+    let n = 5.0 * positions.len() as f64;
+    Bench {
+        positions: positions.len(),
+        probes_per_second: n / probing.max(1e-9),
+        generations_per_second: n / generating.max(1e-9),
+    }
+}
+
 /// Carries out a checked `tables` command for game `G`, saying how it goes
 /// in `info string` lines.
 pub fn run<G: Game>(
@@ -252,6 +309,25 @@ pub fn run<G: Game>(
             if !problems.is_empty() {
                 return Err(TablesError::Damaged(problems.len()));
             }
+        }
+        TablesAction::Bench => {
+            let (tables, _) = Tables::open(&job.dir, G::ID, variant);
+            if tables.is_empty() {
+                remark(format!(
+                    "tables bench: no tables in {}",
+                    tables.folder.display()
+                ));
+                return Ok(());
+            }
+            let b = bench::<G>(rules, &endgame, &tables, stop);
+            remark(format!(
+                "tables bench: {} positions of {} slices: {} probes/s, move generation {} positions/s; a probe takes {:.2} times a move generation",
+                b.positions,
+                tables.slices().len(),
+                count(b.probes_per_second as u64),
+                count(b.generations_per_second as u64),
+                b.generations_per_second / b.probes_per_second.max(1.0)
+            ));
         }
         TablesAction::Status => {
             let (tables, problems) = Tables::open(&job.dir, G::ID, variant);

@@ -50,12 +50,12 @@ fn value_after<G: Game>(tables: &Tables, child: &G) -> Option<Probe> {
     }
 }
 
+/// A position's value and each legal move's, for the side to move.
+pub type Analysis<M> = (Probe, Vec<(M, Probe)>);
+
 /// The tables' value of the session's position and of each legal move
 /// (for the side to move), or `None` if the tables do not hold them all.
-pub fn analyse<G: Game>(
-    session: &Session<G>,
-    tables: &Tables,
-) -> Option<(Probe, Vec<(G::Move, Probe)>)> {
+pub fn analyse<G: Game>(session: &Session<G>, tables: &Tables) -> Option<Analysis<G::Move>> {
     let position = session.position();
     let root = tables.probe(position)?;
     let mut moves = Vec::new();
@@ -80,6 +80,24 @@ pub fn play<G: Game>(
 ) -> Option<SearchResult> {
     let tables = tables_for(session.position(), settings)?;
     let (root, moves) = analyse(session, &tables)?;
+    // The tables know nothing of the game's history: a move that repeats
+    // a position for the third time ends the game in a draw, whatever
+    // they say of it (a lost side takes it; a winning side never needs
+    // to, as its moves only shorten the way to the next capture).
+    let history = session.history();
+    let moves: Vec<(G::Move, Probe)> = moves
+        .into_iter()
+        .map(|(mv, value)| {
+            let mut child = session.position().clone();
+            child.play(mv);
+            let seen = history.iter().filter(|&&h| h == child.hash()).count();
+            let draw = Probe {
+                wdl: Wdl::Draw,
+                plies: 0,
+            };
+            (mv, if seen >= 2 { draw } else { value })
+        })
+        .collect();
     let (best, value) = moves.iter().copied().reduce(|best, next| {
         if next.1.better_than(best.1) {
             next

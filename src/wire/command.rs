@@ -162,6 +162,8 @@ pub enum TablesAction {
     Build,
     Verify,
     Status,
+    /// Probes per second against move generation, side by side.
+    Bench,
 }
 
 impl TablesAction {
@@ -170,6 +172,7 @@ impl TablesAction {
             TablesAction::Build => "build",
             TablesAction::Verify => "verify",
             TablesAction::Status => "status",
+            TablesAction::Bench => "bench",
         }
     }
 }
@@ -360,9 +363,13 @@ fn tables(input: &str) -> Res<'_, Command> {
         map(keyword("build"), |_| TablesAction::Build),
         map(keyword("verify"), |_| TablesAction::Verify),
         map(keyword("status"), |_| TablesAction::Status),
+        map(keyword("bench"), |_| TablesAction::Bench),
     ));
-    let (input, action) =
-        expect("build, verify or status", preceded(multispace1, action)).parse(input)?;
+    let (input, action) = expect(
+        "build, verify, status or bench",
+        preceded(multispace1, action),
+    )
+    .parse(input)?;
     let (input, game) = expect("a game id", preceded(multispace1, token)).parse(input)?;
     let (input, words) = many0(preceded(multispace1, token)).parse(input)?;
     let (input, _) = end(input)?;
@@ -883,8 +890,12 @@ mod tests {
         assert_eq!(parse("solve nodes 5000").to_string(), "solve nodes 5000");
         assert!(error("solve nodes").contains("a node count"));
         assert!(error("solve depth 3").contains("solve"));
-        assert!(error("tables").contains("build, verify or status"));
-        assert!(error("tables fold am").contains("build, verify or status"));
+        assert!(error("tables").contains("build, verify, status or bench"));
+        assert!(error("tables fold am").contains("build, verify, status or bench"));
+        assert_eq!(
+            parse("tables bench am dir=x").to_string(),
+            "tables bench am dir=x"
+        );
         assert!(error("tables build").contains("a game id"));
     }
 

@@ -434,8 +434,15 @@ fn solve_prints_the_value_of_the_position_and_of_each_move() {
     assert!(out.contains("@a4: win 7\n"), "{out}");
     assert!(out.contains("@a2: win 8\n"), "{out}");
     assert!(out.ends_with("\nValue: win 7\n"), "{out}");
-    let out = engine(&["newgame safari-dual", "solve"]);
-    assert_eq!(errors(&out), ["info string error: solve: safari-dual has too many positions to solve; only games with a solved table can be"]);
+    // Beyond any table: a proof search within its budget.
+    let out = engine(&["newgame safari-dual", "solve nodes 500"]);
+    assert!(
+        out.contains("info string solve: proof-number search: unknown after 500 nodes"),
+        "{out}"
+    );
+    assert!(out.ends_with("\nValue: unknown\n"), "{out}");
+    let out = engine(&["newgame kilkenny-cats", "solve"]);
+    assert_eq!(errors(&out), ["info string error: solve: kilkenny-cats cannot be solved: solve needs a game of two seats without dice"]);
 }
 
 #[test]

@@ -83,6 +83,15 @@ fn build_from_the_command_line_then_status_and_verify() {
         out.contains("tables verify done: 6 slices, 0 mismatches, 0 damaged files"),
         "{out}"
     );
+    let (_, out) = cli(&["tables", "bench", "am", &dir_word]);
+    assert!(
+        out.starts_with("info string tables bench: 120000 positions of 6 slices: "),
+        "{out}"
+    );
+    assert!(
+        out.contains(" probes/s, move generation ") && out.contains(" times a move generation"),
+        "{out}"
+    );
     // Building again finds everything.
     let (_, out) = cli(&["tables", "build", "am", "men=4", &dir_word]);
     assert_eq!(out.matches("already built").count(), 4, "{out}");
@@ -196,6 +205,7 @@ fn bad_tables_lines_are_one_error_each_and_change_nothing() {
     let lines = [
         "tables".to_string(),
         "tables fold am men=3".to_string(),
+        format!("tables bench am threads=x {d}"),
         "tables build".to_string(),
         format!("tables build am {d}"),
         format!("tables build am men=1 {d}"),
@@ -211,7 +221,7 @@ fn bad_tables_lines_are_one_error_each_and_change_nothing() {
     let refs: Vec<&str> = lines.iter().map(String::as_str).collect();
     let out = engine(&refs);
     let errs = errors(&out);
-    assert_eq!(errs.len(), 12, "{out}");
+    assert_eq!(errs.len(), 13, "{out}");
     for e in &errs {
         assert!(e.starts_with("info string error: tables: "), "{e}");
     }
