@@ -900,3 +900,132 @@ fn engines_printing_long_lines_to_readers_that_never_read_keep_the_server_small(
         .0
         .contains("200"));
 }
+
+/// Opens the session's WebSocket (`query` as `from=0` or `after=<id>`)
+/// with `origin`; the handshake's status line and, if upgraded, the stream.
+fn open_socket(
+    server: &Server,
+    id: &str,
+    query: &str,
+    origin: &str,
+) -> (String, Option<TcpStream>) {
+    let mut stream = TcpStream::connect(("127.0.0.1", server.port)).unwrap();
+    stream
+        .set_read_timeout(Some(Duration::from_secs(10)))
+        .unwrap();
+    write!(
+        stream,
+        "GET /api/session/{id}/socket?{query} HTTP/1.1\r\nHost: 127.0.0.1:{port}\r\nOrigin: {origin}\r\n\
+         Connection: Upgrade\r\nUpgrade: websocket\r\nSec-WebSocket-Version: 13\r\n\
+         Sec-WebSocket-Key: dGhlIHNhbXBsZSBub25jZQ==\r\n\r\n",
+        port = server.port
+    )
+    .unwrap();
+    // The head, byte by byte: the frames follow it on the same stream.
+    let mut head = Vec::new();
+    let mut byte = [0u8; 1];
+    while !head.ends_with(b"\r\n\r\n") && stream.read(&mut byte).unwrap_or(0) == 1 {
+        head.push(byte[0]);
+    }
+    let head = String::from_utf8_lossy(&head).into_owned();
+    let status = head.lines().next().unwrap_or("").to_string();
+    let upgraded = status.contains("101");
+    (status, upgraded.then_some(stream))
+}
+
+/// The next text message of a server's (unmasked) WebSocket frames,
+/// control frames skipped; `None` at a close frame or the end.
+fn next_message(stream: &mut TcpStream) -> Option<String> {
+    loop {
+        let mut header = [0u8; 2];
+        stream.read_exact(&mut header).ok()?;
+        let opcode = header[0] & 0x0f;
+        let length = match header[1] & 0x7f {
+            126 => {
+                let mut n = [0u8; 2];
+                stream.read_exact(&mut n).ok()?;
+                u16::from_be_bytes(n) as usize
+            }
+            127 => {
+                let mut n = [0u8; 8];
+                stream.read_exact(&mut n).ok()?;
+                u64::from_be_bytes(n) as usize
+            }
+            n => n as usize,
+        };
+        let mut payload = vec![0u8; length];
+        stream.read_exact(&mut payload).ok()?;
+        match opcode {
+            1 => return Some(String::from_utf8(payload).unwrap()),
+            8 => return None,
+            _ => continue,
+        }
+    }
+}
+
+/// Messages until one whose data is `wanted`.
+fn socket_until(stream: &mut TcpStream, wanted: &str) -> Vec<serde_json::Value> {
+    let mut seen = Vec::new();
+    while let Some(text) = next_message(stream) {
+        let message: serde_json::Value = serde_json::from_str(&text).unwrap();
+        let done = message["data"] == wanted;
+        seen.push(message);
+        if done {
+            return seen;
+        }
+    }
+    panic!("the socket ended before '{wanted}': {seen:?}");
+}
+
+#[test]
+fn the_event_socket_carries_the_lines_resumes_after_an_id_and_refuses_other_origins() {
+    let server = start();
+    let id = session(&server);
+    let origin = format!("http://127.0.0.1:{}", server.port);
+    let send = |body: &str| {
+        let path = format!("/api/session/{id}/send");
+        assert!(request(&server, "POST", &path, body, None)
+            .0
+            .contains("204"));
+    };
+    let (status, socket) = open_socket(&server, &id, "from=0", &origin);
+    let mut socket = socket.unwrap_or_else(|| panic!("not upgraded: {status}"));
+    send("isready\n");
+    let first = socket_until(&mut socket, "readyok");
+    assert_eq!(first.last().unwrap()["id"], "0:1", "{first:?}");
+    assert_eq!(first.last().unwrap()["event"], "line");
+    // A second socket of the session takes over; the first one is closed.
+    send("newgame safari-dual\nisready\n");
+    let (_, resumed) = open_socket(&server, &id, "after=0:1", &origin);
+    let resumed = socket_until(&mut resumed.unwrap(), "readyok");
+    assert_eq!(resumed.len(), 1, "{resumed:?}");
+    assert_eq!(resumed[0]["id"], "0:2");
+    assert_eq!(next_message(&mut socket), None, "the older socket goes on");
+    // A page of another site may not listen in.
+    let (status, refused) = open_socket(&server, &id, "from=0", "http://evil.example");
+    assert!(status.contains("403") && refused.is_none(), "{status}");
+    let (status, _) = open_socket(&server, "no-such-session", "from=0", &origin);
+    assert!(status.contains("404"), "{status}");
+}
+
+#[test]
+fn a_stopped_engine_ends_the_socket_with_its_exit() {
+    let engine = script_engine("dies.sh", "read line\necho 'id name dies'\nexit 3\n");
+    let server = start_with(&["--engine", engine.to_str().unwrap()]);
+    let id = session(&server);
+    let origin = format!("http://127.0.0.1:{}", server.port);
+    let (status, socket) = open_socket(&server, &id, "from=0", &origin);
+    let mut socket = socket.unwrap_or_else(|| panic!("not upgraded: {status}"));
+    let path = format!("/api/session/{id}/send");
+    request(&server, "POST", &path, "uci\n", None);
+    let mut exit = None;
+    while let Some(text) = next_message(&mut socket) {
+        let message: serde_json::Value = serde_json::from_str(&text).unwrap();
+        if message["event"] == "exit" {
+            exit = Some(message);
+            break;
+        }
+    }
+    let exit = exit.expect("an exit event");
+    assert!(exit["data"].as_str().unwrap().contains('3'), "{exit}");
+}

@@ -24,27 +24,45 @@ class Engine {
     this.listen();
   }
 
-  listen() {
+  /** The engine's lines over a WebSocket (a browser opens only six HTTP
+   * connections to a host, and an event stream would hold one per tab);
+   * after a dropped connection it resumes after the last event seen. */
+  listen(after) {
     if (this.events) this.events.close();
-    this.events = new EventSource(`/api/session/${this.id}/events?from=0`);
-    this.events.onmessage = (e) => this.line(e.data);
-    this.events.addEventListener('exit', (e) => {
-      this.fail(new Error(`the engine stopped (${e.data})`));
-      this.onExit(e.data);
-    });
-    // Lines before this event came from the engine that was replaced.
-    this.events.addEventListener('restart', () => {
-      this.waiters = [];
-      if (this.onRestarted) this.onRestarted();
-    });
-    // The event source keeps reconnecting on its own; whether the server
-    // is still there is found out by asking it.
-    this.events.onerror = () => {
-      fetch('/api/config', { cache: 'no-store' }).catch(() => {
-        this.events.close();
+    const scheme = location.protocol === 'https:' ? 'wss' : 'ws';
+    const query = after ? `after=${encodeURIComponent(after)}` : 'from=0';
+    const socket = new WebSocket(`${scheme}://${location.host}/api/session/${this.id}/socket?${query}`);
+    this.events = socket;
+    socket.onmessage = (e) => {
+      const event = JSON.parse(e.data);
+      this.retries = 0;
+      if (event.id) this.lastId = event.id;
+      if (event.event === 'line') {
+        this.line(event.data);
+      } else if (event.event === 'restart') {
+        // Lines before this event came from the engine that was replaced.
+        this.exited = false;
+        this.waiters = [];
+        if (this.onRestarted) this.onRestarted();
+      } else if (event.event === 'exit') {
+        this.exited = true;
+        this.fail(new Error(`the engine stopped (${event.data})`));
+        this.onExit(event.data);
+      }
+    };
+    // Whether the server is still there is found out by asking it; if it
+    // is, the socket reconnects where it left off.
+    socket.onclose = () => {
+      if (this.events !== socket || this.exited) return;
+      const gone = () => {
         this.fail(new Error('the server is gone'));
         this.onGone();
-      });
+      };
+      this.retries = (this.retries || 0) + 1;
+      if (this.retries > 10) return gone();
+      fetch('/api/config', { cache: 'no-store' })
+        .then(() => setTimeout(() => { if (this.events === socket) this.listen(this.lastId); }, 300))
+        .catch(gone);
     };
   }
 
@@ -86,6 +104,8 @@ class Engine {
     });
     const r = await fetch(`/api/session/${this.id}/restart`, { method: 'POST' });
     if (!r.ok) throw new Error(await r.text());
+    // A socket that closed after the engine stopped opens again.
+    if (this.events.readyState !== WebSocket.OPEN) this.listen(this.lastId);
     await restarted;
     this.queue = Promise.resolve();
   }

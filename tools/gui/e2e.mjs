@@ -389,6 +389,29 @@ async function main() {
     const icon = await page.evaluate(async () => (await fetch('/favicon.ico')).status);
     check(icon === 200, 'a favicon is served');
 
+    // Seven tabs in one browser profile (the first page holds the eighth
+    // of --max-sessions): each keeps one WebSocket, which the browser's
+    // six HTTP connections to a host do not count, so every board stays
+    // live, the first one included.
+    const profile = await browser.newContext({ viewport: { width: 1100, height: 800 } });
+    const tabs = [];
+    for (let i = 0; i < 7; i++) {
+      const tab = await profile.newPage();
+      await tab.goto(`http://127.0.0.1:${port}/`);
+      await waitForTurn(tab);
+      tabs.push(tab);
+    }
+    check(tabs.length === 7, 'seven tabs of one browser, more than its six connections, each have a live board');
+    for (const tab of tabs) {
+      check(await clickMove(tab, 'hat-diviyan-keliya', 0), 'every one of the seven tabs plays a move and its engine answers');
+    }
+    await page.selectOption('#game', 'hat-diviyan-keliya');
+    await page.click('#new');
+    await waitForTurn(page);
+    check(await clickMove(page, 'hat-diviyan-keliya', 0), 'with seven more tabs open the first page still plays');
+    await shot(tabs[6], 'seventh-tab');
+    await profile.close();
+
     // Ruleset options and the large board.
     await playGame(page, 'hat-diviyan-keliya', { start: 'apex', board: 'large' }, 2);
     check(pageErrors.length === 0, `no script errors on the page ${pageErrors.join('; ')}`);

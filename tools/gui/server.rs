@@ -23,6 +23,7 @@ use std::sync::Arc;
 use std::time::{Duration, Instant};
 
 use axum::body::Body;
+use axum::extract::ws::{Message as WsMessage, WebSocketUpgrade};
 use axum::extract::{DefaultBodyLimit, Path, Query, Request, State};
 use axum::http::{header, HeaderMap, HeaderValue, StatusCode};
 use axum::middleware::Next;
@@ -357,6 +358,7 @@ fn router(server: Arc<Server>) -> Router {
         .route("/api/session/{id}/restart", post(restart))
         .route("/api/session/{id}/close", post(close))
         .route("/api/session/{id}/events", get(events))
+        .route("/api/session/{id}/socket", get(socket))
         .fallback(|| async { text(StatusCode::NOT_FOUND, "not found") })
         .layer(axum::middleware::from_fn_with_state(
             Arc::clone(&server),
@@ -428,31 +430,23 @@ async fn close(State(server): State<Arc<Server>>, Path(id): Path<String>) -> Res
     }
 }
 
-/// Server-sent events: every engine line from index `from` on (or after
-/// the event id in `Last-Event-ID`), then `event: exit` if the engine
-/// stops. A restart sends `event: restart`.
-async fn events(
-    State(server): State<Arc<Server>>,
-    Path(id): Path<String>,
-    Query(query): Query<HashMap<String, String>>,
-    headers: HeaderMap,
-) -> Response {
-    let (current, stream) = match sessions::with(&server.sessions, &id, |s| {
+/// A new event stream of session `id`, from line `from` or after the
+/// event id `resume` (`<epoch>:<lines>`); the session's older stream ends.
+fn open_stream(
+    server: Arc<Server>,
+    id: String,
+    from: usize,
+    resume: Option<(Option<u32>, usize)>,
+) -> Result<EventCursor, Response> {
+    let (current, stream) = sessions::with(&server.sessions, &id, |s| {
         s.streams += 1;
         Ok((s.epoch, s.streams))
-    }) {
-        Ok(numbers) => numbers,
-        Err(e) => return text(StatusCode::NOT_FOUND, e.to_string()),
-    };
+    })
+    .map_err(|e| text(StatusCode::NOT_FOUND, e.to_string()))?;
     // An older stream of this session wakes and ends.
     server.sessions.notify();
-    let from = query.get("from").and_then(|v| v.parse().ok()).unwrap_or(0);
-    let resume = headers
-        .get("last-event-id")
-        .and_then(|v| v.to_str().ok())
-        .and_then(parse_event_id);
     let (resume_epoch, sent) = resume.unwrap_or((None, from));
-    let cursor = EventCursor {
+    Ok(EventCursor {
         changes: server.sessions.changed.subscribe(),
         server,
         id,
@@ -463,10 +457,30 @@ async fn events(
         sent,
         exit_sent: false,
         pending: VecDeque::new(),
+    })
+}
+
+/// Server-sent events: every engine line from index `from` on (or after
+/// the event id in `Last-Event-ID`), then `event: exit` if the engine
+/// stops. A restart sends `event: restart`.
+async fn events(
+    State(server): State<Arc<Server>>,
+    Path(id): Path<String>,
+    Query(query): Query<HashMap<String, String>>,
+    headers: HeaderMap,
+) -> Response {
+    let from = query.get("from").and_then(|v| v.parse().ok()).unwrap_or(0);
+    let resume = headers
+        .get("last-event-id")
+        .and_then(|v| v.to_str().ok())
+        .and_then(parse_event_id);
+    let cursor = match open_stream(server, id, from, resume) {
+        Ok(cursor) => cursor,
+        Err(refused) => return refused,
     };
     let stream = futures_util::stream::unfold(cursor, |mut cursor| async move {
         let event = cursor.next().await?;
-        Some((Ok::<_, Infallible>(event), cursor))
+        Some((Ok::<_, Infallible>(event.to_sse()), cursor))
     });
     // A comment now and then keeps the connection alive and finds closed
     // tabs.
@@ -479,6 +493,71 @@ async fn events(
     response
 }
 
+/// The same events over a WebSocket, each a JSON text message
+/// (`{"event":"line"|"restart"|"exit","id":...,"data":...}`), from `from`
+/// or `after=<event id>`; the page's transport, as a browser opens any
+/// number of WebSockets to a host but only six HTTP connections.
+async fn socket(
+    State(server): State<Arc<Server>>,
+    Path(id): Path<String>,
+    Query(query): Query<HashMap<String, String>>,
+    upgrade: WebSocketUpgrade,
+) -> Response {
+    let from = query.get("from").and_then(|v| v.parse().ok()).unwrap_or(0);
+    let resume = query.get("after").and_then(|v| parse_event_id(v));
+    let mut cursor = match open_stream(server, id, from, resume) {
+        Ok(cursor) => cursor,
+        Err(refused) => return refused,
+    };
+    upgrade
+        .max_message_size(MAX_BODY)
+        .on_upgrade(move |mut socket| async move {
+            loop {
+                // A ping now and then keeps the connection alive and finds
+                // closed tabs, as the event stream's comments do.
+                let message =
+                    match tokio::time::timeout(Duration::from_secs(15), cursor.next()).await {
+                        Ok(Some(event)) => WsMessage::Text(event.to_json().into()),
+                        Ok(None) => {
+                            let _ = socket.send(WsMessage::Close(None)).await;
+                            return;
+                        }
+                        Err(_) => WsMessage::Ping(Default::default()),
+                    };
+                if socket.send(message).await.is_err() {
+                    return;
+                }
+            }
+        })
+}
+
+/// One event of a session's stream, whatever carries it.
+struct StreamEvent {
+    /// `line`, `restart` or `exit`.
+    kind: &'static str,
+    id: Option<String>,
+    data: String,
+}
+
+impl StreamEvent {
+    fn to_sse(&self) -> Event {
+        let event = Event::default().data(&self.data);
+        let event = match &self.id {
+            Some(id) => event.id(id),
+            None => event,
+        };
+        if self.kind == "line" {
+            event
+        } else {
+            event.event(self.kind)
+        }
+    }
+
+    fn to_json(&self) -> String {
+        serde_json::json!({"event": self.kind, "id": self.id, "data": self.data}).to_string()
+    }
+}
+
 /// Where one event stream is in its session's engine output.
 struct EventCursor {
     server: Arc<Server>,
@@ -489,13 +568,13 @@ struct EventCursor {
     /// Lines of this epoch delivered so far.
     sent: usize,
     exit_sent: bool,
-    pending: VecDeque<Event>,
+    pending: VecDeque<StreamEvent>,
     changes: watch::Receiver<u64>,
 }
 
 impl EventCursor {
     /// The next event; none when the session is gone.
-    async fn next(&mut self) -> Option<Event> {
+    async fn next(&mut self) -> Option<StreamEvent> {
         loop {
             if let Some(event) = self.pending.pop_front() {
                 return Some(event);
@@ -528,13 +607,12 @@ impl EventCursor {
             self.epoch = s.epoch;
             self.sent = 0;
             self.exit_sent = false;
-            self.pending.push_back(
-                Event::default()
-                    .event("restart")
-                    .id(format!("{}:0", self.epoch))
-                    // An event without data is never dispatched.
-                    .data("restart"),
-            );
+            self.pending.push_back(StreamEvent {
+                kind: "restart",
+                id: Some(format!("{}:0", self.epoch)),
+                // An event without data is never dispatched.
+                data: "restart".to_string(),
+            });
         }
         // A stream that fell behind the lines kept skips ahead; a `from`
         // past the end (a client's mistake) waits for the lines. A few
@@ -554,21 +632,24 @@ impl EventCursor {
                 })
                 .count();
             for (i, line) in s.lines.range(self.sent - s.first..).take(batch).enumerate() {
-                self.pending.push_back(
-                    Event::default()
-                        .id(format!("{}:{}", self.epoch, self.sent + i + 1))
-                        // One line, one event: a carriage return would
-                        // split it.
-                        .data(line.replace('\r', "\u{fffd}")),
-                );
+                self.pending.push_back(StreamEvent {
+                    kind: "line",
+                    id: Some(format!("{}:{}", self.epoch, self.sent + i + 1)),
+                    // One line, one event: a carriage return would split
+                    // it.
+                    data: line.replace('\r', "\u{fffd}"),
+                });
             }
             self.sent += batch;
         }
         if let Some(why) = &s.exited {
             // After the last line.
             if !self.exit_sent && self.sent >= end {
-                self.pending
-                    .push_back(Event::default().event("exit").data(why));
+                self.pending.push_back(StreamEvent {
+                    kind: "exit",
+                    id: None,
+                    data: why.clone(),
+                });
                 self.exit_sent = true;
             }
         }
@@ -620,7 +701,9 @@ async fn serve(listener: tokio::net::TcpListener, server: Arc<Server>) {
                 .timer(hyper_util::rt::TokioTimer::new())
                 .header_read_timeout(io_timeout)
                 .max_header_size(MAX_HEAD)
-                .serve_connection(hyper_util::rt::TokioIo::new(stream), service);
+                .serve_connection(hyper_util::rt::TokioIo::new(stream), service)
+                // The event socket of the page is an upgraded connection.
+                .with_upgrades();
             if let Err(e) = connection.await {
                 log::debug!("connection: {e}");
             }
