@@ -437,12 +437,11 @@ fn open_stream(
     id: String,
     from: usize,
     resume: Option<(Option<u32>, usize)>,
-) -> Result<EventCursor, Response> {
+) -> Result<EventCursor, sessions::SessionError> {
     let (current, stream) = sessions::with(&server.sessions, &id, |s| {
         s.streams += 1;
         Ok((s.epoch, s.streams))
-    })
-    .map_err(|e| text(StatusCode::NOT_FOUND, e.to_string()))?;
+    })?;
     // An older stream of this session wakes and ends.
     server.sessions.notify();
     let (resume_epoch, sent) = resume.unwrap_or((None, from));
@@ -476,7 +475,7 @@ async fn events(
         .and_then(parse_event_id);
     let cursor = match open_stream(server, id, from, resume) {
         Ok(cursor) => cursor,
-        Err(refused) => return refused,
+        Err(e) => return text(StatusCode::NOT_FOUND, e.to_string()),
     };
     let stream = futures_util::stream::unfold(cursor, |mut cursor| async move {
         let event = cursor.next().await?;
@@ -507,7 +506,7 @@ async fn socket(
     let resume = query.get("after").and_then(|v| parse_event_id(v));
     let mut cursor = match open_stream(server, id, from, resume) {
         Ok(cursor) => cursor,
-        Err(refused) => return refused,
+        Err(e) => return text(StatusCode::NOT_FOUND, e.to_string()),
     };
     upgrade
         .max_message_size(MAX_BODY)
