@@ -1000,7 +1000,16 @@ fn the_event_socket_carries_the_lines_resumes_after_an_id_and_refuses_other_orig
     let resumed = socket_until(&mut resumed.unwrap(), "readyok");
     assert_eq!(resumed.len(), 1, "{resumed:?}");
     assert_eq!(resumed[0]["id"], "0:2");
-    assert_eq!(next_message(&mut socket), None, "the older socket goes on");
+    // The older socket may still deliver what it read before the new one
+    // took over, then it is closed.
+    let mut late = Vec::new();
+    while let Some(text) = next_message(&mut socket) {
+        late.push(text);
+        assert!(
+            late.len() <= 1 && late[0].contains("\"0:2\""),
+            "the older socket goes on: {late:?}"
+        );
+    }
     // A page of another site may not listen in.
     let (status, refused) = open_socket(&server, &id, "from=0", "http://evil.example");
     assert!(status.contains("403") && refused.is_none(), "{status}");

@@ -539,17 +539,16 @@ struct StreamEvent {
 }
 
 impl StreamEvent {
+    /// Fields in the order the stream has always had: event, id, data.
     fn to_sse(&self) -> Event {
-        let event = Event::default().data(&self.data);
-        let event = match &self.id {
-            Some(id) => event.id(id),
-            None => event,
-        };
-        if self.kind == "line" {
-            event
-        } else {
-            event.event(self.kind)
+        let mut event = Event::default();
+        if self.kind != "line" {
+            event = event.event(self.kind);
         }
+        if let Some(id) = &self.id {
+            event = event.id(id);
+        }
+        event.data(&self.data)
     }
 
     fn to_json(&self) -> String {
