@@ -349,9 +349,10 @@ fn arm<'a>(
 }
 
 fn solve(input: &str) -> Res<'_, Command> {
+    // After `nodes`, a number must follow.
     let budget = preceded(
         (multispace1, keyword("nodes")),
-        expect("a node count", preceded(multispace1, cut(unsigned64))),
+        cut(expect("a node count", preceded(multispace1, unsigned64))),
     );
     let (input, nodes) = opt(budget).parse(input)?;
     let (input, _) = end(input)?;
