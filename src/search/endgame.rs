@@ -28,6 +28,17 @@ pub fn tables_for<G: Game>(position: &G, settings: &Settings) -> Option<Arc<Tabl
     (!tables.is_empty()).then_some(tables)
 }
 
+/// Maps the game's tables and readies the numbering of their slices, so
+/// that the first search on a clock pays for neither; `newgame` calls it.
+pub fn prepare<G: Game>(position: &G, settings: &Settings) {
+    let (Some(tables), Some(endgame)) = (tables_for(position, settings), G::endgame()) else {
+        return;
+    };
+    for slice in tables.slices() {
+        (endgame.slice_size)(slice);
+    }
+}
+
 /// The search's score of a value from the tables.
 pub fn score(value: Probe) -> i32 {
     let plies = value.plies.min(1000) as i32;

@@ -401,6 +401,9 @@ pub fn prepare<G: Game>(session: &Session<G>, settings: &Settings) {
     if settings.skill >= skill::FULL_STRENGTH && solvable(session, settings) {
         solved::prepare(session);
     }
+    if settings.skill >= skill::FULL_STRENGTH {
+        endgame::prepare(session.position(), settings);
+    }
 }
 
 /// Lowers the calling helper thread's priority a little, so that with more

@@ -7,7 +7,7 @@ use std::sync::{Arc, Mutex, OnceLock};
 use menagerie_rules::game::endgame::Slice;
 use menagerie_rules::game::Game;
 
-use crate::file::{self, FileError, Mapped};
+use crate::file::{self, Check, FileError, Mapped};
 use crate::value::{plies_left, Probe};
 
 /// Slices of up to this many men a side are looked for.
@@ -40,6 +40,20 @@ impl Tables {
     /// Maps every slice file of the ruleset found in `dir`; files that
     /// cannot be used are left out and returned with why.
     pub fn open(dir: &Path, game: &str, variant: &str) -> (Tables, Vec<FileError>) {
+        Tables::open_with(dir, game, variant, Check::Checksum)
+    }
+
+    /// Maps the files as [`Tables::open`] does, checking each file's header
+    /// and size but, with `Check::Header`, not its checksum: for playing,
+    /// where reading hundreds of megabytes before the first move would
+    /// cost seconds on the clock (Syzygy probing trusts its files too);
+    /// `tables build`, `verify` and `status` check the checksums.
+    pub fn open_with(
+        dir: &Path,
+        game: &str,
+        variant: &str,
+        check: Check,
+    ) -> (Tables, Vec<FileError>) {
         let mut tables = Tables::empty(dir, game, variant);
         let mut problems = Vec::new();
         for mover in 1..MOST_SIDE as u8 {
@@ -49,7 +63,7 @@ impl Tables {
                 if !path.exists() {
                     continue;
                 }
-                match Mapped::open(&path, game, variant, slice) {
+                match Mapped::open_with(&path, game, variant, slice, check) {
                     Ok(mapped) => tables.insert(mapped),
                     Err(e) => problems.push(e),
                 }
@@ -109,11 +123,13 @@ impl Tables {
     /// The value of `position` if its slice is here, at its clock.
     #[inline]
     pub fn probe<G: Game>(&self, position: &G) -> Option<Probe> {
+        // Counting the men first: most positions of a search have more
+        // than any table.
+        let mapped = self.slice(position.table_slice()?)?;
         let key = position.table_key()?;
         if key.variant != self.variant {
             return None;
         }
-        let mapped = self.slice(key.slice)?;
         let entry = mapped.entry(key.index);
         Some(entry.value(mapped.header.timeout, plies_left(position)))
     }
@@ -134,7 +150,7 @@ pub fn shared(dir: &Path, game: &str, variant: &str) -> Arc<Tables> {
     cache
         .entry(key)
         .or_insert_with(|| {
-            let (tables, problems) = Tables::open(dir, game, variant);
+            let (tables, problems) = Tables::open_with(dir, game, variant, Check::Header);
             for problem in problems {
                 log::warn!("endgame table left out: {problem}");
             }

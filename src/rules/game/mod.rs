@@ -278,6 +278,13 @@ pub trait Game: Clone + PartialEq + Eq + fmt::Debug + fmt::Display + Send + Sync
         None
     }
 
+    /// The slice of [`Game::table_key`] alone, which a game may give more
+    /// cheaply: a prober asks it first, so that positions with more men
+    /// than any table cost a count, not a numbering.
+    fn table_slice(&self) -> Option<endgame::Slice> {
+        self.table_key().map(|key| key.slice)
+    }
+
     /// Index of a move for history tables, below [`Game::MOVE_KEYS`].
     fn move_key(mv: Self::Move) -> usize;
     /// Size of the history table of a seat.

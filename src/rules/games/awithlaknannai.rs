@@ -14,7 +14,7 @@ use std::fmt;
 mod tables;
 
 use crate::bits::{nth_one_wide, ones as bits, ByteTables};
-use crate::game::endgame::{Endgame, TableKey};
+use crate::game::endgame::{Endgame, Slice, TableKey};
 use crate::game::{Game, OptionSpec, Outcome, Ruleset, Seat};
 use crate::notation::{
     parse_board, parse_points, resolve_points, write_row, FieldReader, MoveSyntaxError,
@@ -776,6 +776,12 @@ impl Game for Awithlaknannai {
 
     fn table_key(&self) -> Option<TableKey> {
         self.key()
+    }
+
+    fn table_slice(&self) -> Option<Slice> {
+        let (own, enemy) = self.own_and_enemy();
+        (own != 0 && enemy != 0)
+            .then(|| Slice::new(own.count_ones() as u8, enemy.count_ones() as u8))
     }
 
     const MOVE_KEYS: usize = 2 * 32 * 32;
