@@ -3,32 +3,39 @@
 //!
 //! Three threads: one reads input ([`input`]), one runs everything that may
 //! take long ([`worker`]: searches, perft, bench, solving, setting up a new
-//! game), and this one dispatches. While the worker is busy:
-//! - `isready` and `stop` act at once, unless commands are waiting before
-//!   them: then they wait too, so that replies keep the order of the input
-//!   and a `stop` reaches the search its place in the input meant;
-//! - a `newgame` or `ucinewgame` still setting up makes `isready` wait for
-//!   it (UCI's meaning of `isready`: ready for the next command);
-//! - `quit` stops the running work at once (it still answers, as after
-//!   `stop`), and every command before `quit` is still answered in turn,
-//!   long work among them started already stopped: so a pipeline
+//! game), and this one dispatches. It never waits for the worker, so every
+//! line is looked at the moment it is read, and what a line does while the
+//! worker is busy depends on its [`Class`]:
+//! - control lines act at once, whatever runs or waits: `isready` answers
+//!   `readyok`; `stop` stops the running work and every piece of long work
+//!   that arrived before it and still waits (which then starts already
+//!   stopped, and answers as after `stop`); `quit` does the same, and
+//!   every command before it is still answered, so a pipeline
 //!   `newgame ...` / `go depth 4` / `quit` prints its `bestmove`, as
 //!   Stockfish does;
-//! - every other command waits its turn, so a pipeline like
-//!   `go depth 4` / `move ...` / `go depth 4` behaves as written.
+//! - read-only lines (`d`, `legal`, `query`, ...) are answered at once
+//!   about the current position (the one a running search started from),
+//!   unless a state command waits before them: then they keep their place
+//!   after it;
+//! - state commands wait their turn, so a pipeline like `go depth 4` /
+//!   `move ...` / `go depth 4` behaves as written.
 //!
-//! Lines read ahead wait in a bounded [`input::Backlog`]: past it the
-//! input thread stops reading, and the writer's pipe holds the rest.
+//! Lines waiting for their turn are bounded ([`input::MAX_WAITING_LINES`]
+//! and [`input::MAX_WAITING_BYTES`]); a line past the bound is refused
+//! with an error naming it, and reading goes on, so a flood never keeps a
+//! control line from being read.
 
 use std::collections::{HashMap, VecDeque};
 use std::fmt;
 use std::sync::atomic::{AtomicBool, Ordering};
-use std::sync::mpsc::{channel, Receiver, RecvTimeoutError, Sender};
+use std::sync::mpsc::{channel, sync_channel, Receiver, RecvTimeoutError, Sender, SyncSender};
 use std::sync::Arc;
 use std::time::Duration;
 
 use crate::answers;
-use crate::input::{self, Backlog};
+use crate::channel::Event;
+pub(crate) use crate::error::EngineError;
+use crate::input::{self, EVENTS_IN_FLIGHT, MAX_WAITING_BYTES, MAX_WAITING_LINES};
 use crate::options::{self, OptionError, Setting, HASH, MOVE_OVERHEAD};
 use crate::output::Output;
 use crate::session::{EngineSession, Entry, GAMES};
@@ -39,16 +46,13 @@ use menagerie_rules::game::Status;
 use menagerie_rules::rng::Rng;
 use menagerie_search::time::{Clock, Request};
 use menagerie_search::{Limits, Settings, Shared};
-use menagerie_wire::command::{parse_line, Command, GoParams, ParseError};
+use menagerie_wire::command::{parse_line, Class, Command, GoParams, ParseError};
 use menagerie_wire::reply::{IdField, Reply};
 
 pub const NAME: &str = "menagerie";
 pub const VERSION: &str = env!("CARGO_PKG_VERSION");
 pub const AUTHOR: &str = "the menagerie developers";
 
-/// Longest input line read; the rest of a longer line is skipped and the
-/// line rejected, so a runaway writer cannot exhaust memory.
-pub const MAX_LINE: usize = 1 << 20;
 /// How long the engine, told to quit, waits for stopped work to answer
 /// before it exits anyway. Stopped work answers in milliseconds; only a
 /// bug could make it take this long.
@@ -89,95 +93,10 @@ impl Default for RunOptions {
     }
 }
 
-pub(crate) enum Event {
-    Line(String),
-    /// A line longer than [`MAX_LINE`]: its length and its first word.
-    TooLong {
-        bytes: usize,
-        first_word: String,
-    },
-    Eof,
-    JobDone,
-}
-
-impl Event {
-    /// What the line holds of the input backlog.
-    pub(crate) fn held_bytes(&self) -> usize {
-        match self {
-            Event::Line(line) => line.len(),
-            Event::TooLong { first_word, .. } => first_word.len(),
-            Event::Eof | Event::JobDone => 0,
-        }
-    }
-}
-
 #[derive(Clone, Copy, PartialEq, Eq)]
 enum Flow {
     Continue,
     Quit,
-}
-
-/// Problems with a well-formed command that the engine cannot carry out.
-/// Replies name the command; the messages say the rest.
-#[derive(Debug)]
-pub(crate) enum EngineError {
-    AwaitingRoll,
-    NotSolvable(&'static str),
-    /// `wtime`/`btime`/`winc`/`binc` in a game of this many seats.
-    TwoSeatClocks(usize),
-    /// Clocks given, but none for the side to move; the field to give.
-    NoClockForSide {
-        side: char,
-        field: &'static str,
-    },
-    IncWithoutTime,
-    /// Both names of one clock, `wtime` and `p1time` say.
-    SameClockTwice(&'static str, &'static str),
-    LineTooLong(usize),
-    PerftTooDeep(u32),
-    /// `roll` where a player, not chance, moves.
-    NoChance,
-}
-
-impl fmt::Display for EngineError {
-    fn fmt(&self, f: &mut fmt::Formatter) -> fmt::Result {
-        match self {
-            EngineError::NotSolvable(game) => write!(
-                f,
-                "{game} cannot be solved: solve needs a game of two seats without dice"
-            ),
-            EngineError::AwaitingRoll => write!(
-                f,
-                "the position awaits a die roll; play the roll as a move (r1..r6)"
-            ),
-            EngineError::TwoSeatClocks(seats) => write!(
-                f,
-                "wtime, btime, winc and binc are the clocks of a two-seat game and this one has {seats} seats; give time and inc (the clock of the side to move)"
-            ),
-            EngineError::NoClockForSide { side, field } => write!(
-                f,
-                "no clock for the side to move ({side}); give {field} (or time)"
-            ),
-            EngineError::IncWithoutTime => write!(f, "inc needs time"),
-            EngineError::SameClockTwice(a, b) => {
-                write!(f, "{a} and {b} name the same clock; give one")
-            }
-            EngineError::LineTooLong(bytes) => write!(
-                f,
-                "line of {bytes} bytes is longer than the limit of {MAX_LINE}; skipped"
-            ),
-            EngineError::NoChance => write!(
-                f,
-                "the position awaits no chance outcome (a player moves: play a move, or go)"
-            ),
-            EngineError::PerftTooDeep(depth) => write!(
-                f,
-                "depth {depth} is over the limit of {}",
-                menagerie_rules::game::perft::MAX_DEPTH
-            ),
-
-        }
-    }
 }
 
 /// What the worker is doing, as far as the input loop cares.
@@ -200,9 +119,19 @@ struct Running {
 /// A line, parsed: a command, or the error it gets in its turn.
 type Pending = Result<Command, Reply>;
 
-/// A line waiting for its turn, with what it holds of the backlog.
+/// When a parsed line takes effect: a line that is no command keeps its
+/// place, so that its error comes in the order of the input.
+fn class_of(parsed: &Pending) -> Class {
+    match parsed {
+        Ok(command) => command.class(),
+        Err(_) => Class::State,
+    }
+}
+
+/// A line waiting for its turn: its place in the input and its size.
 struct Waiting {
     parsed: Pending,
+    seq: u64,
     bytes: usize,
 }
 
@@ -225,10 +154,17 @@ struct Engine {
     /// by `position` or `newgame`, so a `position` that only adds moves to
     /// the last one plays just the new moves.
     base: Option<Option<String>>,
+    /// Lines waiting for their turn, bounded in lines and bytes.
     pending: VecDeque<Waiting>,
-    /// Lines read ahead, bounded; `None` for command-line input, which is
-    /// all there from the start.
-    backlog: Option<Arc<Backlog>>,
+    /// Bytes of the lines in `pending`.
+    pending_bytes: usize,
+    /// The place in the input of the line read last.
+    seq: u64,
+    /// The place of the line being carried out.
+    current: u64,
+    /// The place of the last `stop`: long work from before it starts
+    /// already stopped.
+    stopped_before: u64,
     input_closed: bool,
     /// `quit` has arrived: the commands before it are still answered,
     /// their long work stopped at once; nothing after it is read.
@@ -248,26 +184,15 @@ pub fn run(input: Input, out: Output) -> i32 {
 
 /// [`run`], stopping at the first failed command if `options` say so.
 pub fn run_with(input: Input, out: Output, options: RunOptions) -> i32 {
-    let (events, inbox) = channel();
-    let backlog = match input {
-        Input::Stdin => {
-            let events = events.clone();
-            let backlog = Arc::new(Backlog::default());
-            let reader = Arc::clone(&backlog);
-            std::thread::spawn(move || {
-                input::read_lines(std::io::stdin().lock(), &events, &reader)
-            });
-            Some(backlog)
-        }
-        Input::Lines(lines) => {
-            for line in lines {
-                let _ = events.send(Event::Line(line));
-            }
-            let _ = events.send(Event::Eof);
-            None
-        }
-    };
-    let mut engine = Engine::new(out, events, options, backlog);
+    let (events, inbox) = sync_channel(EVENTS_IN_FLIGHT);
+    {
+        let events = events.clone();
+        std::thread::spawn(move || match input {
+            Input::Stdin => input::read_lines(std::io::stdin().lock(), &events),
+            Input::Lines(lines) => input::send_lines(lines, &events),
+        });
+    }
+    let mut engine = Engine::new(out, events, options);
     loop {
         let event = if engine.quitting && engine.running.is_some() {
             match inbox.recv_timeout(QUIT_GRACE) {
@@ -313,12 +238,7 @@ pub fn run_with(input: Input, out: Output, options: RunOptions) -> i32 {
 }
 
 impl Engine {
-    fn new(
-        out: Output,
-        events: Sender<Event>,
-        options: RunOptions,
-        backlog: Option<Arc<Backlog>>,
-    ) -> Engine {
+    fn new(out: Output, events: SyncSender<Event>, options: RunOptions) -> Engine {
         let (jobs, inbox) = channel();
         let worker_out = out.clone();
         std::thread::Builder::new()
@@ -347,7 +267,10 @@ impl Engine {
             ugi: false,
             running: None,
             pending: VecDeque::new(),
-            backlog,
+            pending_bytes: 0,
+            seq: 0,
+            current: 0,
+            stopped_before: 0,
             input_closed: false,
             quitting: false,
             options,
@@ -373,45 +296,70 @@ impl Engine {
         let line = line.trim_end_matches(['\n', '\r']);
         log::debug!("in: {line}");
         match parse_line(line) {
-            Ok(None) => {
-                self.answered(bytes);
-                Flow::Continue
-            }
+            Ok(None) => Flow::Continue,
             Ok(Some(command)) => self.on_parsed(Ok(command), bytes),
             Err(e) => self.on_parsed(Err(parse_error(&e)), bytes),
         }
     }
 
-    /// A line of `bytes` has been answered: room for one more.
-    fn answered(&self, bytes: usize) {
-        if let Some(backlog) = &self.backlog {
-            backlog.release(bytes);
-        }
-    }
-
+    /// A line has been read: acts on it now, or queues it for its turn.
     fn on_parsed(&mut self, parsed: Pending, bytes: usize) -> Flow {
         if self.quitting {
             // Past `quit`: not read, as if never sent.
-            self.answered(bytes);
             return Flow::Continue;
         }
-        if self.running.is_none() {
-            self.answered(bytes);
-            return self.handle(parsed);
-        }
-        if self.pending.is_empty() {
-            if let Some(flow) = self.urgent(&parsed) {
-                self.answered(bytes);
-                return flow;
+        self.seq += 1;
+        let seq = self.seq;
+        let idle = self.running.is_none() && self.pending.is_empty();
+        match class_of(&parsed) {
+            Class::Control => self.control(&parsed, seq),
+            Class::ReadOnly if self.pending.is_empty() => self.handle(parsed, seq),
+            Class::State if idle => self.handle(parsed, seq),
+            Class::ReadOnly | Class::State => {
+                self.queue(Waiting { parsed, seq, bytes });
+                Flow::Continue
             }
         }
-        if matches!(parsed, Ok(Command::Quit)) {
-            self.answered(bytes);
-            self.begin_quit();
-            return Flow::Continue;
+    }
+
+    /// `stop`, `quit` and `isready`, which act the moment they are read.
+    fn control(&mut self, parsed: &Pending, seq: u64) -> Flow {
+        match parsed {
+            Ok(Command::IsReady) => self.reply(Reply::ReadyOk),
+            Ok(Command::Stop) => {
+                self.stopped_before = seq;
+                self.stop.store(true, Ordering::Relaxed);
+            }
+            Ok(Command::Quit) if self.running.is_none() && self.pending.is_empty() => {
+                return Flow::Quit
+            }
+            Ok(Command::Quit) => self.begin_quit(),
+            _ => unreachable!("only control commands are of class Control"),
         }
-        self.pending.push_back(Waiting { parsed, bytes });
         Flow::Continue
+    }
+
+    /// Keeps a line for its turn, or refuses it by name when the lines
+    /// already waiting are at their bound (a refused `go` still gets its
+    /// `bestmove (none)`).
+    fn queue(&mut self, waiting: Waiting) {
+        let full = self.pending.len() >= MAX_WAITING_LINES
+            || (!self.pending.is_empty()
+                && self.pending_bytes + waiting.bytes > MAX_WAITING_BYTES);
+        if !full {
+            self.pending_bytes += waiting.bytes;
+            self.pending.push_back(waiting);
+            return;
+        }
+        let refused = match waiting.parsed {
+            Ok(command) => Reply::error(command.name(), EngineError::QueueFull),
+            Err(error) => error,
+        };
+        let go = matches!(&refused, Reply::Error { command, .. } if command == "go");
+        self.reply(refused);
+        if go {
+            self.reply(Reply::BestMove(None));
+        }
     }
 
     /// `quit` while work runs or waits: the running work stops now (and
@@ -422,24 +370,9 @@ impl Engine {
         self.stop.store(true, Ordering::Relaxed);
     }
 
-    /// Acts on `parsed` at once if it may overtake the running job:
-    /// `isready` and `stop`, unless a new game is being set up.
-    fn urgent(&mut self, parsed: &Pending) -> Option<Flow> {
-        let busy = self.running.as_ref()?.busy;
-        match parsed {
-            Ok(Command::IsReady) if busy != Busy::Setup => {
-                self.reply(Reply::ReadyOk);
-                Some(Flow::Continue)
-            }
-            Ok(Command::Stop) if busy != Busy::Setup => {
-                self.stop.store(true, Ordering::Relaxed);
-                Some(Flow::Continue)
-            }
-            _ => None,
-        }
-    }
-
-    fn handle(&mut self, parsed: Pending) -> Flow {
+    /// Carries out the line at place `seq` in the input.
+    fn handle(&mut self, parsed: Pending, seq: u64) -> Flow {
+        self.current = seq;
         match parsed {
             Ok(command) => self.execute(command),
             Err(error) => {
@@ -468,30 +401,20 @@ impl Engine {
     }
 
     /// The worker has finished: run what waited, in order, until a command
-    /// starts new work (then what may overtake it acts at once).
+    /// starts new work; read-only lines at the head of the queue are then
+    /// answered at once, as if they had just arrived.
     fn on_job_done(&mut self) -> Flow {
         self.collect_job(None);
-        while let Some(waiting) = self.pending.pop_front() {
+        while let Some(front) = self.pending.front() {
             if self.must_stop() {
                 return Flow::Quit;
             }
-            if self.running.is_some() {
-                match self.urgent(&waiting.parsed) {
-                    Some(flow) => {
-                        self.answered(waiting.bytes);
-                        if flow == Flow::Quit {
-                            return flow;
-                        }
-                        continue;
-                    }
-                    None => {
-                        self.pending.push_front(waiting);
-                        return Flow::Continue;
-                    }
-                }
+            if self.running.is_some() && class_of(&front.parsed) != Class::ReadOnly {
+                return Flow::Continue;
             }
-            self.answered(waiting.bytes);
-            if self.handle(waiting.parsed) == Flow::Quit {
+            let waiting = self.pending.pop_front().expect("the front exists");
+            self.pending_bytes -= waiting.bytes;
+            if self.handle(waiting.parsed, waiting.seq) == Flow::Quit {
                 return Flow::Quit;
             }
         }
@@ -532,8 +455,9 @@ impl Engine {
     /// a moment to answer; returns the exit status.
     fn quit(&mut self) -> i32 {
         self.stop.store(true, Ordering::Relaxed);
-        if !self.collect_job(Some(Duration::from_millis(50))) {
-            log::debug!("quit: the worker did not finish in time");
+        // Stopped work answers in milliseconds (a search its `bestmove`).
+        if !self.collect_job(Some(QUIT_GRACE)) {
+            log::error!("quit: the stopped work did not answer in time");
         }
         if self.bug {
             log::error!("the engine hit a bug (a panic it survived)");
@@ -562,10 +486,12 @@ impl Engine {
         });
     }
 
-    /// A fresh stop signal for new work: `stop` before it does not count,
-    /// but work queued before `quit` starts stopped.
+    /// A fresh stop signal for new work: work that arrived before the
+    /// last `stop`, or before `quit`, starts stopped; `stop` sent before a
+    /// command does not touch it.
     fn arm_stop(&self, stopped: bool) {
-        self.stop.store(stopped || self.quitting, Ordering::Relaxed);
+        let stopped = stopped || self.quitting || self.current < self.stopped_before;
+        self.stop.store(stopped, Ordering::Relaxed);
     }
 
     fn execute(&mut self, command: Command) -> Flow {
@@ -610,9 +536,7 @@ impl Engine {
             Command::Stop => {}
             Command::Quit => return Flow::Quit,
             Command::Display => {
-                for reply in answers::display(self.session.as_ref()) {
-                    self.reply(reply);
-                }
+                self.out.replies(&answers::display(self.session.as_ref()));
             }
             Command::Legal => {
                 let reply = answers::legal(self.session.as_ref());
@@ -623,9 +547,7 @@ impl Engine {
                 Err(e) => self.error(name, e),
             },
             Command::Games => {
-                for reply in answers::catalogue(self.options.games) {
-                    self.reply(reply);
-                }
+                self.out.replies(&answers::catalogue(self.options.games));
             }
             Command::Tables {
                 action,
@@ -674,9 +596,7 @@ impl Engine {
                 None => self.error(name, EngineError::NoChance),
             },
             Command::Help => {
-                for reply in answers::help(self.options.games) {
-                    self.reply(reply);
-                }
+                self.out.replies(&answers::help(self.options.games));
             }
         }
         Flow::Continue
@@ -685,18 +605,19 @@ impl Engine {
     /// `uci` or `ugi`: identity, options, then `uciok` or `ugiok`.
     fn identify(&mut self, ugi: bool) {
         self.ugi = ugi;
-        self.reply(Reply::Id {
-            field: IdField::Name,
-            value: format!("{NAME} {VERSION}"),
-        });
-        self.reply(Reply::Id {
-            field: IdField::Author,
-            value: AUTHOR.to_string(),
-        });
-        for option in options::listed(ugi, self.options.games) {
-            self.reply(Reply::Option(option));
-        }
-        self.reply(if ugi { Reply::UgiOk } else { Reply::UciOk });
+        let mut replies = vec![
+            Reply::Id {
+                field: IdField::Name,
+                value: format!("{NAME} {VERSION}"),
+            },
+            Reply::Id {
+                field: IdField::Author,
+                value: AUTHOR.to_string(),
+            },
+        ];
+        replies.extend(options::listed(ugi, self.options.games).into_iter().map(Reply::Option));
+        replies.push(if ugi { Reply::UgiOk } else { Reply::UciOk });
+        self.out.replies(&replies);
     }
 
     /// Makes `session` the game, remembers its ruleset for the options,

@@ -1,54 +1,29 @@
 //! The input thread: lines from stdin (or the command line) as events.
 
 use std::io::BufRead;
-use std::sync::mpsc::Sender;
-use std::sync::{Condvar, Mutex};
+use std::sync::mpsc::SyncSender;
 
-use crate::driver::{Event, MAX_LINE};
+use crate::channel::{Event, MAX_LINE};
 use menagerie_os::lines::BoundedLines;
 
-/// Most lines read ahead of the one being answered.
+/// Events the input thread may have sent ahead of the engine loop. The
+/// loop takes each at once (it never waits for long work), so this fills
+/// only while its output blocks (nobody reads it); then the input thread
+/// waits, and the writer's pipe holds the rest. At most this many lines
+/// of [`MAX_LINE`] bytes are held.
+pub const EVENTS_IN_FLIGHT: usize = 16;
+
+/// Most lines waiting for their turn behind long work (state commands,
+/// and read-only ones behind them); past it, a line is refused by name.
 pub const MAX_WAITING_LINES: usize = 1024;
 /// Most bytes of such lines (a longer single line still gets in alone).
 pub const MAX_WAITING_BYTES: usize = 4 << 20;
 
-/// Lines read but not yet answered, bounded: while it is full the input
-/// thread stops reading, so a writer that sends faster than the engine
-/// answers (or an engine whose output nobody reads) is held back by the
-/// pipe instead of growing the engine's memory. Nothing is dropped.
-#[derive(Default)]
-pub struct Backlog {
-    /// Lines and bytes held.
-    held: Mutex<(usize, usize)>,
-    room: Condvar,
-}
-
-impl Backlog {
-    /// Waits until a line of `bytes` fits, then counts it in.
-    pub fn admit(&self, bytes: usize) {
-        let mut held = self.held.lock().unwrap_or_else(|p| p.into_inner());
-        while held.0 > 0 && (held.0 >= MAX_WAITING_LINES || held.1 + bytes > MAX_WAITING_BYTES) {
-            held = self.room.wait(held).unwrap_or_else(|p| p.into_inner());
-        }
-        held.0 += 1;
-        held.1 += bytes;
-    }
-
-    /// Counts out a line of `bytes` that has been answered.
-    pub fn release(&self, bytes: usize) {
-        let mut held = self.held.lock().unwrap_or_else(|p| p.into_inner());
-        held.0 = held.0.saturating_sub(1);
-        held.1 = held.1.saturating_sub(bytes);
-        self.room.notify_one();
-    }
-}
-
 /// Sends each input line as an event, then [`Event::Eof`]. Lines are cut
 /// at [`MAX_LINE`] bytes (a longer one becomes [`Event::TooLong`] with its
 /// first word, so that the error can name the command), and bytes that
-/// are not UTF-8 still make a line, which the parser then rejects. Each
-/// line waits for room in `backlog` before the next is read.
-pub fn read_lines(reader: impl BufRead, events: &Sender<Event>, backlog: &Backlog) {
+/// are not UTF-8 still make a line, which the parser then rejects.
+pub fn read_lines(reader: impl BufRead, events: &SyncSender<Event>) {
     for line in BoundedLines::new(reader, MAX_LINE) {
         let event = if line.is_cut() {
             let kept = String::from_utf8_lossy(&line.bytes);
@@ -59,8 +34,18 @@ pub fn read_lines(reader: impl BufRead, events: &Sender<Event>, backlog: &Backlo
         } else {
             Event::Line(String::from_utf8_lossy(&line.bytes).into_owned())
         };
-        backlog.admit(event.held_bytes());
         if events.send(event).is_err() {
+            return;
+        }
+    }
+    let _ = events.send(Event::Eof);
+}
+
+/// Sends `lines` (given on the command line) as events, then
+/// [`Event::Eof`].
+pub fn send_lines(lines: Vec<String>, events: &SyncSender<Event>) {
+    for line in lines {
+        if events.send(Event::Line(line)).is_err() {
             return;
         }
     }
@@ -96,39 +81,6 @@ pub fn command_lines(args: Vec<String>) -> Vec<String> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use std::sync::Arc;
-
-    #[test]
-    fn a_full_backlog_holds_the_reader_until_lines_are_answered() {
-        let backlog = Arc::new(Backlog::default());
-        for _ in 0..MAX_WAITING_LINES {
-            backlog.admit(1);
-        }
-        let (admitted, heard) = std::sync::mpsc::channel();
-        let reader = {
-            let backlog = Arc::clone(&backlog);
-            std::thread::spawn(move || {
-                backlog.admit(1);
-                admitted.send(()).unwrap();
-            })
-        };
-        let waited = heard.recv_timeout(std::time::Duration::from_millis(100));
-        assert!(waited.is_err(), "a line got past a full backlog");
-        backlog.release(1);
-        heard
-            .recv_timeout(std::time::Duration::from_secs(10))
-            .expect("room made, the reader goes on");
-        reader.join().unwrap();
-    }
-
-    #[test]
-    fn one_line_longer_than_the_byte_limit_still_gets_in_alone() {
-        let backlog = Backlog::default();
-        backlog.admit(MAX_WAITING_BYTES * 2);
-        backlog.release(MAX_WAITING_BYTES * 2);
-        backlog.admit(MAX_WAITING_BYTES - 1);
-        assert_eq!(*backlog.held.lock().unwrap(), (1, MAX_WAITING_BYTES - 1));
-    }
 
     fn lines(args: &[&str]) -> Vec<String> {
         command_lines(args.iter().map(|a| a.to_string()).collect())

@@ -10,8 +10,10 @@
 
 mod answers;
 pub mod bench;
+mod channel;
 pub mod cli;
 pub mod driver;
+mod error;
 mod input;
 mod options;
 pub mod output;

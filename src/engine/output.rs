@@ -49,6 +49,27 @@ impl Output {
         let _ = sink.flush();
     }
 
+    /// Several replies written as one block, so that a search's `info`
+    /// lines never land inside an answer given during it (`d`, `help`).
+    pub fn replies(&self, replies: &[Reply]) {
+        let mut text = String::new();
+        for reply in replies {
+            if matches!(reply, Reply::Error { .. }) {
+                self.errors.fetch_add(1, Ordering::Relaxed);
+            }
+            let line = reply.to_string();
+            log::debug!("out: {line}");
+            text.push_str(&line);
+            text.push('\n');
+        }
+        let mut sink = self
+            .sink
+            .lock()
+            .unwrap_or_else(|poisoned| poisoned.into_inner());
+        let _ = sink.write_all(text.as_bytes());
+        let _ = sink.flush();
+    }
+
     /// Free text, one [`Reply::Line`] per line (a board drawing, help).
     pub fn text(&self, text: &str) {
         for line in text.lines() {

@@ -5,10 +5,10 @@
 
 use std::panic::AssertUnwindSafe;
 use std::sync::atomic::{AtomicBool, Ordering};
-use std::sync::mpsc::{Receiver, Sender};
+use std::sync::mpsc::{Receiver, Sender, SyncSender};
 use std::sync::Arc;
 
-use crate::driver::Event;
+use crate::channel::Event;
 use crate::output::{InfoWriter, Output};
 use crate::session::{EngineSession, Entry, Solved, Unsolved};
 use menagerie_search::{Limits, Settings, Shared};
@@ -55,7 +55,7 @@ pub enum Job {
 /// Runs jobs until the engine drops its sender. After each, `done` hears
 /// whether it panicked (a bug, reported in the exit status) and the input
 /// loop gets [`Event::JobDone`].
-pub fn run(jobs: Receiver<(Job, Sender<bool>)>, out: Output, events: Sender<Event>) {
+pub fn run(jobs: Receiver<(Job, Sender<bool>)>, out: Output, events: SyncSender<Event>) {
     for (job, done) in jobs {
         let bug = std::panic::catch_unwind(AssertUnwindSafe(|| execute(job, &out))).unwrap_or(true);
         let _ = done.send(bug);
@@ -109,7 +109,7 @@ fn execute(job: Job, out: &Output) -> bool {
         } => match session.solve(&stop, nodes) {
             Err(Unsolved::NotSolvable) => out.error(
                 "solve",
-                &crate::driver::EngineError::NotSolvable(session.game_id()),
+                &crate::error::EngineError::NotSolvable(session.game_id()),
             ),
             Err(Unsolved::Stopped) => out.reply(&Reply::Remark(
                 "solve stopped before the solved table was built".to_string(),

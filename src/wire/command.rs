@@ -773,7 +773,49 @@ impl fmt::Display for GoParams {
     }
 }
 
+/// When a command takes effect while the engine is busy (protocol.md,
+/// "Order"): the three classes every engine of this protocol keeps.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Class {
+    /// `stop`, `quit`, `isready`: act the moment they are read, whatever
+    /// runs or waits, and are never refused.
+    Control,
+    /// Commands that only read the state (`d`, `legal`, `query`, `help`,
+    /// `games`, `uci`, `ugi`): answered at once, also during a search,
+    /// unless a state command waits before them.
+    ReadOnly,
+    /// Commands that change the state or start long work: run in the
+    /// order they arrived, each after the work before it has answered.
+    State,
+}
+
 impl Command {
+    /// The command's [`Class`].
+    pub fn class(&self) -> Class {
+        match self {
+            Command::Stop | Command::Quit | Command::IsReady => Class::Control,
+            Command::Display
+            | Command::Legal
+            | Command::Query(_)
+            | Command::Help
+            | Command::Games
+            | Command::Uci
+            | Command::Ugi => Class::ReadOnly,
+            Command::UgiNewGame
+            | Command::SetOption { .. }
+            | Command::NewGame { .. }
+            | Command::UciNewGame
+            | Command::Position { .. }
+            | Command::Move { .. }
+            | Command::Go(_)
+            | Command::Perft { .. }
+            | Command::Solve { .. }
+            | Command::Roll
+            | Command::Bench(_)
+            | Command::Tables { .. } => Class::State,
+        }
+    }
+
     /// The command's word, which error replies name.
     pub fn name(&self) -> &'static str {
         match self {

@@ -7,5 +7,7 @@
 pub mod command;
 pub mod reply;
 
-pub use command::{parse_line, BenchKind, Command, GoParams, ParseError, Query, TablesAction};
+pub use command::{
+    parse_line, BenchKind, Class, Command, GoParams, ParseError, Query, TablesAction,
+};
 pub use reply::Reply;

@@ -248,3 +248,14 @@ pub fn duel_args(games: u32, depth: u32, seed: u64) -> Vec<String> {
     .map(|s| s.to_string())
     .collect()
 }
+
+/// Peak resident memory of a process (VmHWM), in KiB; 0 if unreadable.
+pub fn peak_kib(pid: u32) -> u64 {
+    let status = std::fs::read_to_string(format!("/proc/{pid}/status")).unwrap_or_default();
+    status
+        .lines()
+        .find_map(|l| l.strip_prefix("VmHWM:"))
+        .and_then(|v| v.split_whitespace().next())
+        .and_then(|v| v.parse().ok())
+        .unwrap_or(0)
+}

@@ -9,6 +9,7 @@ mod bench;
 mod cancels;
 mod chance_search;
 mod contract;
+mod control;
 mod docs;
 mod fuzz;
 mod gui;

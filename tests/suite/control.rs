@@ -1,0 +1,433 @@
+//! Control lines get through whatever waits: `stop`, `quit` and `isready`
+//! act the moment they are read, read-only commands are answered during a
+//! search, and a flood of any command behind a search is answered or
+//! refused line by line, in bounded memory, never holding up a `stop`.
+//!
+//! Nothing here depends on the machine's speed: a search that runs until
+//! `stop` (`go infinite`) is the only clock, and an answer that comes
+//! before the `stop` is sent can only have overtaken it.
+
+use std::io::{BufRead, BufReader, Write};
+use std::process::{Child, Command, Stdio};
+use std::sync::mpsc::{channel, Receiver};
+use std::time::{Duration, Instant};
+
+/// The engine's bound on lines waiting for their turn (protocol.md).
+const WAITING_BOUND: usize = 1024;
+/// Lines of each command sent behind a search: ten times the bound.
+const FLOOD: usize = 10 * WAITING_BOUND;
+/// Only a hang takes this long; no verdict depends on it.
+const HANG: Duration = Duration::from_secs(120);
+
+/// An engine whose output lines arrive on a channel as they are printed,
+/// read by a thread of its own so that the engine never blocks writing.
+struct Engine {
+    child: Child,
+    stdin: Option<std::process::ChildStdin>,
+    lines: Receiver<String>,
+}
+
+impl Engine {
+    fn start() -> Engine {
+        let mut child = Command::new(env!("CARGO_BIN_EXE_menagerie"))
+            .stdin(Stdio::piped())
+            .stdout(Stdio::piped())
+            .stderr(Stdio::null())
+            .spawn()
+            .expect("the engine starts");
+        let stdout = child.stdout.take().unwrap();
+        let (send, lines) = channel();
+        std::thread::spawn(move || {
+            for line in BufReader::new(stdout).lines() {
+                let Ok(line) = line else { break };
+                if send.send(line).is_err() {
+                    break;
+                }
+            }
+        });
+        Engine {
+            stdin: child.stdin.take(),
+            child,
+            lines,
+        }
+    }
+
+    fn send(&mut self, text: &str) {
+        let stdin = self.stdin.as_mut().expect("input open");
+        stdin.write_all(text.as_bytes()).unwrap();
+        stdin.flush().unwrap();
+    }
+
+    /// Lines until one for which `wanted` holds (included).
+    fn until(&mut self, wanted: impl Fn(&str) -> bool) -> Vec<String> {
+        let deadline = Instant::now() + HANG;
+        let mut seen = Vec::new();
+        loop {
+            let left = deadline.saturating_duration_since(Instant::now());
+            match self.lines.recv_timeout(left) {
+                Ok(line) => {
+                    let done = wanted(&line);
+                    seen.push(line);
+                    if done {
+                        return seen;
+                    }
+                }
+                Err(_) => panic!("no awaited line within {HANG:?}; last lines: {:?}", tail(&seen)),
+            }
+        }
+    }
+
+    /// Everything printed until the engine exits.
+    fn rest(&mut self) -> Vec<String> {
+        let deadline = Instant::now() + HANG;
+        let mut seen = Vec::new();
+        loop {
+            let left = deadline.saturating_duration_since(Instant::now());
+            match self.lines.recv_timeout(left) {
+                Ok(line) => seen.push(line),
+                Err(std::sync::mpsc::RecvTimeoutError::Disconnected) => return seen,
+                Err(_) => panic!("the engine did not end; last lines: {:?}", tail(&seen)),
+            }
+        }
+    }
+
+    /// The engine's peak resident memory, in KiB.
+    fn peak_kib(&self) -> u64 {
+        crate::common::peak_kib(self.child.id())
+    }
+
+    /// Waits for the exit; its status.
+    fn wait(&mut self) -> std::process::ExitStatus {
+        self.stdin = None;
+        let deadline = Instant::now() + HANG;
+        loop {
+            if let Some(status) = self.child.try_wait().unwrap() {
+                return status;
+            }
+            assert!(Instant::now() < deadline, "the engine did not exit");
+            std::thread::sleep(Duration::from_millis(5));
+        }
+    }
+}
+
+impl Drop for Engine {
+    fn drop(&mut self) {
+        let _ = self.child.kill();
+        let _ = self.child.wait();
+    }
+}
+
+fn tail(lines: &[String]) -> &[String] {
+    &lines[lines.len().saturating_sub(5)..]
+}
+
+/// Starts an infinite search in Safari-Dual and returns once it runs (its
+/// first `info` line is out).
+fn searching() -> Engine {
+    let mut engine = Engine::start();
+    engine.send("newgame safari-dual\ngo infinite\n");
+    engine.until(|l| l.starts_with("info depth"));
+    engine
+}
+
+/// What answers one line of a read-only command.
+struct ReadOnly {
+    line: &'static str,
+    /// The line that ends its answer.
+    last: fn(&str) -> bool,
+}
+
+const READ_ONLY: &[ReadOnly] = &[
+    ReadOnly {
+        line: "d",
+        last: |l| l.starts_with("Status: "),
+    },
+    ReadOnly {
+        line: "legal",
+        last: |l| l.starts_with("legal "),
+    },
+    ReadOnly {
+        line: "query side",
+        last: |l| l == "response r",
+    },
+    ReadOnly {
+        line: "help",
+        last: |l| l.starts_with("Commands (see protocol.md)"),
+    },
+    ReadOnly {
+        line: "games",
+        last: |l| l == "gamesok",
+    },
+    ReadOnly {
+        line: "uci",
+        last: |l| l == "uciok",
+    },
+    ReadOnly {
+        line: "ugi",
+        last: |l| l == "ugiok",
+    },
+];
+
+#[test]
+fn read_only_commands_flooding_a_search_are_all_answered_during_it_then_stop_gets_through() {
+    std::thread::scope(|scope| {
+        for command in READ_ONLY {
+            scope.spawn(move || {
+                let mut engine = searching();
+                engine.send(&format!("{}\n", command.line).repeat(FLOOD));
+                // Every answer comes while the search still runs: nothing
+                // has stopped it yet.
+                for _ in 0..FLOOD {
+                    for line in engine.until(|l| (command.last)(l) || l.starts_with("bestmove")) {
+                        assert!(
+                            !line.starts_with("bestmove"),
+                            "{}: a bestmove before stop",
+                            command.line
+                        );
+                        assert!(
+                            !line.starts_with("info string error"),
+                            "{}: {line}",
+                            command.line
+                        );
+                    }
+                }
+                let peak = engine.peak_kib();
+                engine.send("stop\nquit\n");
+                let after = engine.rest();
+                let bestmoves: Vec<&String> =
+                    after.iter().filter(|l| l.starts_with("bestmove ")).collect();
+                assert_eq!(bestmoves.len(), 1, "{}: {:?}", command.line, tail(&after));
+                assert_ne!(bestmoves[0], "bestmove (none)");
+                assert!(engine.wait().success());
+                eprintln!("{} x{FLOOD} during a search: peak {peak} KiB", command.line);
+                assert!(peak < 64_000, "{}: peak memory {peak} KiB", command.line);
+            });
+        }
+    });
+}
+
+/// A state command flooding a search, and how its lines show.
+struct State {
+    line: &'static str,
+    /// Whether a line is one of its refusals (errors naming it).
+    refusal: &'static str,
+    /// Lines each accepted one prints once it has run.
+    answer: Option<fn(&str) -> bool>,
+}
+
+const STATE: &[State] = &[
+    State {
+        line: "position startpos",
+        refusal: "info string error: position: refused",
+        answer: None,
+    },
+    State {
+        line: "setoption name Skill value 10",
+        refusal: "info string error: setoption: refused",
+        answer: None,
+    },
+    State {
+        line: "move a1b1",
+        refusal: "info string error: move: refused",
+        answer: Some(|l| l.starts_with("info string error: move: ")),
+    },
+    State {
+        line: "ucinewgame",
+        refusal: "info string error: ucinewgame: refused",
+        answer: None,
+    },
+    State {
+        line: "go depth 2",
+        refusal: "info string error: go: refused",
+        answer: Some(|l| l.starts_with("bestmove ")),
+    },
+    State {
+        line: "perft 1",
+        refusal: "info string error: perft: refused",
+        answer: Some(|l| l.starts_with("Nodes searched: ") || l.starts_with("info string perft stopped")),
+    },
+    State {
+        line: "roll",
+        refusal: "info string error: roll: refused",
+        answer: Some(|l| l.starts_with("info string error: roll: ")),
+    },
+];
+
+#[test]
+fn state_commands_flooding_a_search_are_kept_up_to_the_bound_and_refused_by_name_past_it() {
+    std::thread::scope(|scope| {
+        for command in STATE {
+            scope.spawn(move || {
+                let mut engine = searching();
+                engine.send(&format!("{}\n", command.line).repeat(FLOOD));
+                // The refusals come at once, while the search runs.
+                let refused = FLOOD - WAITING_BOUND;
+                let mut seen = 0;
+                let mut before_stop = Vec::new();
+                let go = command.line.starts_with("go");
+                while seen < refused {
+                    before_stop.extend(engine.until(|l| l.starts_with(command.refusal)));
+                    if go {
+                        // A refused `go` still ends with its bestmove.
+                        let answer = engine.until(|_| true);
+                        assert_eq!(answer, ["bestmove (none)"]);
+                        before_stop.extend(answer);
+                    }
+                    seen += 1;
+                }
+                // The queue is at its fullest now.
+                let peak = engine.peak_kib();
+                let answers_before = before_stop
+                    .iter()
+                    .filter(|l| !l.starts_with(command.refusal))
+                    .filter(|l| command.answer.is_some_and(|a| a(l)))
+                    .count();
+                // Only a refused `go` answers before the search ends.
+                let expected_early = if go { refused } else { 0 };
+                assert_eq!(answers_before, expected_early, "{}", command.line);
+                engine.send("stop\nisready\nquit\n");
+                let after = engine.rest();
+                assert!(
+                    !after.iter().any(|l| l.starts_with(command.refusal)),
+                    "{}: refused more than the lines past the bound",
+                    command.line
+                );
+                let answered = after
+                    .iter()
+                    .filter(|l| command.answer.is_some_and(|a| a(l)))
+                    .count();
+                let searches = usize::from(go);
+                if command.answer.is_some() {
+                    // Each kept line answers in its turn, besides the
+                    // infinite search's own bestmove.
+                    assert_eq!(
+                        answered,
+                        WAITING_BOUND + searches,
+                        "{}: {:?}",
+                        command.line,
+                        tail(&after)
+                    );
+                }
+                let bestmoves = before_stop
+                    .iter()
+                    .chain(&after)
+                    .filter(|l| l.starts_with("bestmove "))
+                    .count();
+                let gos = if go { FLOOD } else { 0 };
+                assert_eq!(bestmoves, 1 + gos, "{}: one bestmove per go", command.line);
+                assert_eq!(after.iter().filter(|l| *l == "readyok").count(), 1);
+                assert!(engine.wait().success());
+                eprintln!("{} x{FLOOD} during a search: peak {peak} KiB", command.line);
+                assert!(peak < 64_000, "{}: peak memory {peak} KiB", command.line);
+            });
+        }
+    });
+}
+
+#[test]
+fn isready_and_stop_overtake_a_full_queue_behind_a_search() {
+    let mut engine = searching();
+    // State commands wait behind the search, read-only ones behind them;
+    // then a ping, as GUIs send it.
+    let mut flood = "position startpos moves c1d2\n".repeat(WAITING_BOUND / 2);
+    flood.push_str(&"d\n".repeat(WAITING_BOUND / 2));
+    engine.send(&flood);
+    let sent = Instant::now();
+    engine.send("isready\n");
+    let before = engine.until(|l| l == "readyok");
+    let latency = sent.elapsed();
+    eprintln!("readyok {latency:?} after isready, behind {WAITING_BOUND} waiting lines");
+    // The search still runs (only `stop` ends it), and what waits is not
+    // answered before it: readyok overtook it all.
+    assert!(!before.iter().any(|l| l.starts_with("bestmove") || l.starts_with("Status:")));
+    engine.send("stop\n");
+    let after = engine.rest_after_quit();
+    assert_eq!(after.iter().filter(|l| l.starts_with("bestmove ")).count(), 1);
+    // Each `d` shows the position the `position` lines before it set.
+    let shown: Vec<&String> = after.iter().filter(|l| l.starts_with("Notation: ")).collect();
+    assert_eq!(shown.len(), WAITING_BOUND / 2);
+    assert!(shown.iter().all(|l| l.as_str() != "Notation: 2gel/3ge/E3g/GE3/LGE2 r 0"), "{:?}", shown[0]);
+}
+
+impl Engine {
+    /// Sends `quit` and returns every line until the exit.
+    fn rest_after_quit(&mut self) -> Vec<String> {
+        self.send("quit\n");
+        let rest = self.rest();
+        assert!(self.wait().success());
+        rest
+    }
+}
+
+#[test]
+fn a_read_only_command_is_answered_during_a_search_about_the_position_it_started_from() {
+    let mut engine = searching();
+    engine.send("d\nlegal\nquery status\n");
+    let during = engine.until(|l| l.starts_with("response "));
+    assert!(during.iter().any(|l| l == "Notation: 2gel/3ge/E3g/GE3/LGE2 r 0"), "{during:?}");
+    assert!(!during.iter().any(|l| l.starts_with("bestmove")));
+    // Behind a state command, a read-only one keeps its place after it.
+    engine.send("position startpos moves c1d2\nd\nstop\n");
+    let after = engine.rest_after_quit();
+    let bestmove = after.iter().position(|l| l.starts_with("bestmove ")).unwrap();
+    let notation = after.iter().position(|l| l.starts_with("Notation: ")).unwrap();
+    assert!(bestmove < notation, "{after:?}");
+    assert_ne!(after[notation], "Notation: 2gel/3ge/E3g/GE3/LGE2 r 0");
+}
+
+#[test]
+fn stop_reaches_the_running_search_and_every_search_waiting_before_it() {
+    let mut engine = searching();
+    // Two more unbounded searches wait behind the first; one stop ends
+    // all three, and a search sent after the stop runs as asked.
+    engine.send("go infinite\nposition startpos\ngo infinite\nstop\ngo depth 2\n");
+    let lines = engine.until(|l| l.starts_with("bestmove ")); // the first
+    assert!(!lines.is_empty());
+    let mut bestmoves = 1;
+    let mut depths = Vec::new();
+    while bestmoves < 4 {
+        for line in engine.until(|l| l.starts_with("bestmove ") || l.starts_with("info depth")) {
+            if line.starts_with("bestmove ") {
+                bestmoves += 1;
+            } else if let Some(depth) = line.split_whitespace().nth(2) {
+                depths.push((bestmoves, depth.parse::<u32>().unwrap()));
+            }
+        }
+    }
+    // The search after the stop reached its depth.
+    assert!(depths.iter().any(|&(after, depth)| after == 3 && depth == 2), "{depths:?}");
+    let rest = engine.rest_after_quit();
+    assert!(!rest.iter().any(|l| l.starts_with("bestmove")), "{rest:?}");
+}
+
+#[test]
+fn long_lines_behind_a_search_are_bounded_in_bytes_too() {
+    // 100 lines of 400 KB (10 times the 4 MiB the waiting lines may
+    // hold): about ten wait, the rest are refused by name.
+    let mut engine = searching();
+    let line = format!("position fen {}\n", "x".repeat(400_000));
+    let count = 100;
+    let writer = {
+        let mut stdin = engine.stdin.take().unwrap();
+        let line = line.clone();
+        std::thread::spawn(move || {
+            for _ in 0..count {
+                stdin.write_all(line.as_bytes()).unwrap();
+            }
+            stdin.write_all(b"stop\nquit\n").unwrap();
+        })
+    };
+    let out = engine.rest();
+    writer.join().unwrap();
+    let refused = out
+        .iter()
+        .filter(|l| l.starts_with("info string error: position: refused"))
+        .count();
+    let rejected = out
+        .iter()
+        .filter(|l| l.starts_with("info string error: position: ") && !l.contains("refused"))
+        .count();
+    let kept = (4 << 20) / line.len();
+    assert_eq!((refused, rejected), (count - kept, kept), "{:?}", tail(&out));
+    assert_eq!(out.iter().filter(|l| l.starts_with("bestmove ")).count(), 1);
+}
