@@ -117,7 +117,6 @@ fn a_shard_whose_every_process_is_signalled_at_random_moments_adds_up_to_the_who
     let whole_games = games(&read_file(&whole).unwrap());
     assert_eq!(whole_games.len(), 40);
 
-    let parts = [temp("shard-1.txt"), temp("shard-2.txt")];
     // A fixed sequence of moments, so that a failure can be repeated.
     let mut state = 0x9e37_79b9_7f4a_7c15u64;
     let mut next = move || {
@@ -126,56 +125,99 @@ fn a_shard_whose_every_process_is_signalled_at_random_moments_adds_up_to_the_who
             .wrapping_add(1442695040888963407);
         state >> 33
     };
+    // Rounds of both shards from empty records, until enough cancels have
+    // happened, however fast this machine plays: each round must add up
+    // to the whole match.
     let mut cancels = 0;
-    for (i, part) in parts.iter().enumerate() {
-        let shard = format!("{}/2", i + 1);
-        let args = match_args(part, &["--shard", &shard, "--resume"]);
-        for attempt in 0.. {
-            assert!(attempt < 200, "shard {shard} never finished");
-            let mut child = start(&args);
-            // Engines start in a few milliseconds; a shard plays for about
-            // a second. Most cancels come early, a few late.
-            let delay = Duration::from_millis(2 + next() % if attempt % 4 == 3 { 300 } else { 40 });
-            let at = Instant::now() + delay;
-            let mut ended = None;
-            while Instant::now() < at {
-                if let Some(status) = child.try_wait().unwrap() {
-                    ended = Some(status);
-                    break;
-                }
-                std::thread::sleep(Duration::from_millis(1));
-            }
-            let status = match ended {
-                Some(status) => status,
-                None => {
-                    signal_the_job(child.id(), next() % 2 == 0);
-                    cancels += 1;
-                    child.wait().unwrap()
-                }
-            };
-            let mut stderr = String::new();
-            std::io::Read::read_to_string(child.stderr.as_mut().unwrap(), &mut stderr).unwrap();
-            // 0 when the signal came after the last game, 130 when it
-            // stopped the shard; never a panic or a refused record file.
-            // A signal in the first moments of the process, before the
-            // referee could set up its handler, kills it outright (as any
-            // program): it had opened no record file then.
-            let killed_at_birth =
-                std::os::unix::process::ExitStatusExt::signal(&status) == Some(libc::SIGTERM);
-            assert!(
-                matches!(status.code(), Some(0 | 130)) || killed_at_birth,
-                "shard {shard}, attempt {attempt}: {status:?}\n{stderr}"
-            );
-            if ended.is_some() {
-                assert!(status.success(), "{stderr}");
-                break;
-            }
+    for round in 0.. {
+        assert!(round < 40, "only {cancels} cancels after {round} rounds");
+        let parts = [
+            temp(&format!("shard-1-{round}.txt")),
+            temp(&format!("shard-2-{round}.txt")),
+        ];
+        for (i, part) in parts.iter().enumerate() {
+            cancels += cancel_until_done(part, i, &mut next);
+        }
+        check_round(&parts, &whole_games, cancels);
+        eprintln!("round {round}: {cancels} cancels in all");
+        if cancels >= 20 {
+            break;
         }
     }
-    assert!(
-        cancels >= 20,
-        "only {cancels} cancels: the test proves little"
-    );
+}
+
+/// Games in a record file so far (0 if it is not there yet).
+fn games_recorded(record: &Path) -> usize {
+    std::fs::read_to_string(record)
+        .map(|text| text.lines().filter(|l| !l.starts_with('#')).count())
+        .unwrap_or(0)
+}
+
+/// Plays shard `i` of 2 into `part` with `--resume`, signalling the whole
+/// "job" at moments `next` chooses, until a run finishes; returns how
+/// many runs were cancelled. Moments are set by what the shard has done,
+/// not by the clock alone: a cancel comes a few milliseconds after start
+/// (before or during the first games), or just after the record file has
+/// gained a game (a write just done, the next games under way), so that
+/// every run is cut before the shard ends on a machine of any speed.
+fn cancel_until_done(part: &Path, i: usize, next: &mut impl FnMut() -> u64) -> usize {
+    let shard = format!("{}/2", i + 1);
+    let args = match_args(part, &["--shard", &shard, "--resume"]);
+    let mut cancels = 0;
+    for attempt in 0.. {
+        assert!(attempt < 200, "shard {shard} never finished");
+        let before = games_recorded(part);
+        let mut child = start(&args);
+        let started = Instant::now();
+        let early = next() % 3 == 0;
+        let delay = Duration::from_millis(next() % if early { 40 } else { 5 });
+        let mut trigger: Option<Instant> = early.then(|| started + delay);
+        let mut ended = None;
+        loop {
+            if let Some(status) = child.try_wait().unwrap() {
+                ended = Some(status);
+                break;
+            }
+            if trigger.is_none() && games_recorded(part) > before {
+                trigger = Some(Instant::now() + delay);
+            }
+            if trigger.is_some_and(|at| Instant::now() >= at) {
+                break;
+            }
+            std::thread::sleep(Duration::from_micros(500));
+        }
+        let status = match ended {
+            Some(status) => status,
+            None => {
+                signal_the_job(child.id(), next() % 2 == 0);
+                cancels += 1;
+                child.wait().unwrap()
+            }
+        };
+        let mut stderr = String::new();
+        std::io::Read::read_to_string(child.stderr.as_mut().unwrap(), &mut stderr).unwrap();
+        // 0 when the signal came after the last game, 130 when it
+        // stopped the shard; never a panic or a refused record file.
+        // A signal in the first moments of the process, before the
+        // referee could set up its handler, kills it outright (as any
+        // program): it had opened no record file then.
+        let killed_at_birth =
+            std::os::unix::process::ExitStatusExt::signal(&status) == Some(libc::SIGTERM);
+        assert!(
+            matches!(status.code(), Some(0 | 130)) || killed_at_birth,
+            "shard {shard}, attempt {attempt}: {status:?}\n{stderr}"
+        );
+        if ended.is_some() {
+            assert!(status.success(), "{stderr}");
+            return cancels;
+        }
+    }
+    unreachable!()
+}
+
+/// The shards of one round add up to the whole match, with no game
+/// recorded as a crash.
+fn check_round(parts: &[PathBuf], whole_games: &[String], cancels: usize) {
     let played: Vec<Record> = parts.iter().flat_map(|p| read_file(p).unwrap()).collect();
     let crashes: Vec<String> = played
         .iter()

@@ -271,14 +271,13 @@ fn oversized_slow_and_malformed_requests_are_bounded() {
         "{}",
         &response[..response.len().min(200)]
     );
-    // A huge announced body is refused at once, not waited for.
-    let started = Instant::now();
+    // A huge announced body is refused at once, not waited for (waiting
+    // would end in the 408 of a body that never came).
     let response = raw(
         &server,
         format!("POST /api/session HTTP/1.1\r\nHost: 127.0.0.1:{port}\r\nContent-Length: 1000000000000\r\n\r\n").as_bytes(),
     );
     assert!(response.starts_with("HTTP/1.1 413"), "{response}");
-    assert!(started.elapsed() < Duration::from_secs(3));
     assert!(raw(&server, b"\x01\x02\r\n\r\n").starts_with("HTTP/1.1 400"));
     assert!(raw(
         &server,
@@ -288,12 +287,12 @@ fn oversized_slow_and_malformed_requests_are_bounded() {
     // An idle connection, and one that sends half a request, are closed.
     for partial in [&b""[..], b"GET / HTTP/1.1\r\nHost: 127"] {
         let mut idle = TcpStream::connect(("127.0.0.1", port)).unwrap();
-        idle.set_read_timeout(Some(Duration::from_secs(5))).unwrap();
+        // Far past the server's 500 ms: a read that times out here was
+        // held open; the server's close ends it with the end of stream.
+        idle.set_read_timeout(Some(Duration::from_secs(60))).unwrap();
         idle.write_all(partial).unwrap();
-        let started = Instant::now();
         let mut buf = Vec::new();
-        let _ = idle.read_to_end(&mut buf);
-        assert!(started.elapsed() < Duration::from_secs(3), "held open");
+        assert!(idle.read_to_end(&mut buf).is_ok(), "held open");
     }
     // An event stream asked to start past the end waits rather than fails.
     let id = session(&server);
@@ -306,13 +305,11 @@ fn oversized_slow_and_malformed_requests_are_bounded() {
     std::thread::sleep(Duration::from_millis(200));
     // A body that never comes whole is given up on; one sent in chunks
     // past the limit is refused.
-    let started = Instant::now();
     let slow = raw(
         &server,
         format!("POST /api/session/{id}/send HTTP/1.1\r\nHost: 127.0.0.1:{port}\r\nContent-Length: 10\r\n\r\nisr").as_bytes(),
     );
     assert!(slow.starts_with("HTTP/1.1 408"), "{slow}");
-    assert!(started.elapsed() < Duration::from_secs(3));
     let mut chunked = format!("POST /api/session/{id}/send HTTP/1.1\r\nHost: 127.0.0.1:{port}\r\nTransfer-Encoding: chunked\r\n\r\n").into_bytes();
     for _ in 0..20 {
         chunked.extend_from_slice(b"1000\r\n");
@@ -888,13 +885,7 @@ fn engines_printing_long_lines_to_readers_that_never_read_keep_the_server_small(
         })
         .collect();
     std::thread::sleep(Duration::from_secs(4));
-    let status = std::fs::read_to_string(format!("/proc/{}/status", server.child.id())).unwrap();
-    let peak_kb: u64 = status
-        .lines()
-        .find_map(|l| l.strip_prefix("VmHWM:"))
-        .and_then(|v| v.split_whitespace().next())
-        .and_then(|v| v.parse().ok())
-        .unwrap();
+    let peak_kb = crate::common::peak_kib(server.child.id());
     assert!(peak_kb < 200 * 1024, "the server peaked at {peak_kb} kB");
     assert!(request(&server, "GET", "/api/config", "", None)
         .0

@@ -55,13 +55,21 @@ fn helper_threads_never_cost_the_move_at_any_depth_or_limit() {
 
 #[test]
 fn every_skill_level_reports_and_keeps_to_its_time() {
+    // Side by side: each `go movetime 50` against the same lines with
+    // `go depth 1`, run just before it, so that a start-up made slow by a
+    // loaded machine slows both. Before the fix Kilkenny Cats at Skill 8
+    // took seconds more than its 50 ms.
     for (game, setup) in GAMES {
         for skill in [0, 1, 2, 8, 19] {
             let skill_line = format!("setoption name Skill value {skill}");
             let newgame = format!("newgame {game}");
-            let started = std::time::Instant::now();
-            let out = engine(&[&skill_line, &newgame, setup, "legal", "go movetime 50"]);
-            let elapsed = started.elapsed();
+            let timed = |go: &str| {
+                let started = std::time::Instant::now();
+                let out = engine(&[&skill_line, &newgame, setup, "legal", go]);
+                (out, started.elapsed())
+            };
+            let (_, baseline) = timed("go depth 1");
+            let (out, elapsed) = timed("go movetime 50");
             let moves = bestmoves(&out);
             assert_eq!(moves.len(), 1, "{game} skill {skill}: {out}");
             assert!(legal(&out).iter().any(|m| m == moves[0]), "{out}");
@@ -69,23 +77,23 @@ fn every_skill_level_reports_and_keeps_to_its_time() {
                 out.lines().any(|l| l.starts_with("info depth ")),
                 "skill {skill} prints info lines: {out}"
             );
-            // Generous: a whole process start and a loaded machine; before
-            // the fix Kilkenny Cats at Skill 8 took seconds.
             assert!(
-                elapsed.as_millis() < 1500,
-                "{game} skill {skill}: {elapsed:?}"
+                elapsed < baseline + Duration::from_millis(1000),
+                "{game} skill {skill}: {elapsed:?}, against {baseline:?} for depth 1"
             );
         }
     }
 }
 
-/// Long enough to catch an engine that ignores `stop`, `isready` or
-/// `quit` (it used to take seconds or never answer), short enough for a
-/// test; the real latencies are measured by tools/promises.sh.
-const PROMPT: Duration = Duration::from_millis(1000);
+/// How long a test waits before it calls the engine hung. No verdict
+/// rests on it: the work below never ends by itself (or only after far
+/// longer), so an answer that comes at all came because the line asked
+/// for it. The real latencies are printed here and measured by
+/// tools/promises.sh.
+const PROMPT: Duration = Duration::from_secs(60);
 
 #[test]
-fn stop_reaches_the_search_its_place_in_the_input_meant() {
+fn each_stop_ends_the_searches_sent_before_it() {
     for game in ["safari-dual", "awithlaknannai-mosona"] {
         let mut engine = Live::start();
         let newgame = format!("newgame {game}");
@@ -105,9 +113,10 @@ fn stop_reaches_the_search_its_place_in_the_input_meant() {
 
 #[test]
 fn quit_ends_the_engine_in_every_state() {
-    let states: &[(&str, &[&str])] = &[
-        ("idle", &[]),
-        ("go infinite", &["newgame safari-dual", "go infinite"]),
+    // The state, its lines, and how its work answers when cut short.
+    let states: &[(&str, &[&str], &[&str])] = &[
+        ("idle", &[], &[]),
+        ("go infinite", &["newgame safari-dual", "go infinite"], &["bestmove "]),
         (
             "skill 10 in kilkenny",
             &[
@@ -116,6 +125,7 @@ fn quit_ends_the_engine_in_every_state() {
                 "move r3",
                 "go infinite",
             ],
+            &["bestmove "],
         ),
         (
             "four threads",
@@ -124,10 +134,19 @@ fn quit_ends_the_engine_in_every_state() {
                 "newgame am",
                 "go infinite",
             ],
+            &["bestmove "],
         ),
-        ("perft", &["newgame awithlaknannai-mosona", "perft 30"]),
-        ("bench", &["bench"]),
-        ("bench playouts", &["bench playouts 100000000"]),
+        (
+            "perft",
+            &["newgame awithlaknannai-mosona", "perft 30"],
+            &["info string perft stopped"],
+        ),
+        ("bench", &["bench"], &["info string bench stopped"]),
+        (
+            "bench playouts",
+            &["bench playouts 100000000"],
+            &["info string bench stopped"],
+        ),
         (
             "solving a position of the large board",
             &[
@@ -135,9 +154,10 @@ fn quit_ends_the_engine_in_every_state() {
                 "position fen T/1T1/L1L/3/LLL t 0 3 0",
                 "solve",
             ],
+            &["Value: ", "info string solve stopped"],
         ),
     ];
-    for (state, lines) in states {
+    for (state, lines, answers) in states {
         let mut engine = Live::start();
         if !lines.is_empty() {
             engine.send(lines);
@@ -149,49 +169,15 @@ fn quit_ends_the_engine_in_every_state() {
             .unwrap_or_else(|| panic!("{state}: quit did not end the engine"));
         assert!(status.success(), "{state}: {status}");
         eprintln!("quit while {state}: {:?}", ended - sent);
-    }
-}
-
-#[test]
-fn isready_is_answered_during_long_work_and_stop_ends_it() {
-    let work: &[(&str, &[&str], &str)] = &[
-        (
-            "perft",
-            &["newgame awithlaknannai-mosona", "perft 30"],
-            "info string perft stopped",
-        ),
-        ("bench", &["bench"], "info string bench stopped"),
-        (
-            "bench playouts",
-            &["bench playouts 100000000"],
-            "info string bench stopped",
-        ),
-        (
-            "a search",
-            &["newgame safari-dual", "go infinite"],
-            "bestmove ",
-        ),
-    ];
-    for (what, lines, stopped) in work {
-        let mut engine = Live::start();
-        engine.send(lines);
-        std::thread::sleep(Duration::from_millis(200));
-        let asked = engine.send(&["isready"]);
-        let (answered, _) = engine
-            .wait_for(PROMPT, |l| l == "readyok")
-            .unwrap_or_else(|| panic!("{what}: no readyok: {:?}", engine.seen));
-        eprintln!("isready during {what}: {:?}", answered - asked);
-        engine.send(&["stop"]);
-        assert!(
-            engine
-                .wait_for(PROMPT, |l| l.starts_with(stopped))
-                .is_some(),
-            "{what}: stop did not end it: {:?}",
-            engine.seen
-        );
-        // And the engine goes on answering.
-        engine.send(&["isready"]);
-        assert!(engine.wait_for(PROMPT, |l| l == "readyok").is_some());
+        if !answers.is_empty() {
+            assert!(
+                engine
+                    .wait_for(PROMPT, |l| answers.iter().any(|a| l.starts_with(a)))
+                    .is_some(),
+                "{state}: {:?}",
+                engine.seen
+            );
+        }
     }
 }
 

@@ -286,7 +286,7 @@ fn a_slow_starting_engine_gets_the_startup_timeout() {
 fn a_long_fixed_depth_search_that_answers_isready_never_stalls() {
     let record = temp("think.txt");
     let out = play(
-        &[&fake("--mode think --ms 400"), "name=deep"],
+        &[&fake("--mode think --ms 1000"), "name=deep"],
         &[&fake(""), "name=quick"],
         &[
             "--game",
@@ -298,7 +298,7 @@ fn a_long_fixed_depth_search_that_answers_isready_never_stalls() {
             "--max-plies",
             "6",
             "--stall-timeout",
-            "100",
+            "250",
             "--seed",
             "1",
             "--record",
@@ -308,9 +308,9 @@ fn a_long_fixed_depth_search_that_answers_isready_never_stalls() {
     assert!(out.status.success(), "{}", text(&out.stderr));
     for r in records(&record) {
         assert!(!r.is_forfeit(), "{r:?}");
-        // Each of the deep engine's moves took its 400 ms, four times the
+        // Each of the deep engine's moves took its 1000 ms, four times the
         // stall timeout, and was recorded with its time.
-        let deep_moves = r.thoughts.iter().filter(|t| t.ms >= 380).count();
+        let deep_moves = r.thoughts.iter().filter(|t| t.ms >= 1000).count();
         assert!(deep_moves >= 3, "{r:?}");
     }
 }
