@@ -10,7 +10,7 @@ use std::time::Duration;
 
 use crate::config::{
     check_limit, program_checksum, ConfigError, MatchConfig, OpeningsError, PlaySettings, Seating,
-    SprtError,
+    SprtError, MAX_OPENINGS, MAX_OPENINGS_BYTES, MAX_OPENING_LINE,
 };
 use crate::merge;
 use crate::record::{read_file_past_a_cut, replay};
@@ -562,49 +562,81 @@ fn parse_shard(text: &str) -> Result<(u32, u32), ConfigError> {
     Ok((i, n))
 }
 
-/// Reads an openings file into start notations.
+/// Reads an openings file into start notations, in bounded memory: lines
+/// past [`MAX_OPENING_LINE`], files past [`MAX_OPENINGS_BYTES`] and more
+/// than [`MAX_OPENINGS`] openings are refused with where they are.
 fn load_openings(
     path: &Path,
     entry: &GameEntry,
     rules: &[String],
 ) -> Result<Vec<String>, Box<OpeningsError>> {
-    let text = std::fs::read_to_string(path)
+    use std::io::Read;
+    let file = std::fs::File::open(path)
         .map_err(|e| Box::new(OpeningsError::Unreadable(path.to_path_buf(), e)))?;
+    let reader = std::io::BufReader::new(file.take(MAX_OPENINGS_BYTES + 1));
     let mut openings = Vec::new();
-    for (n, line) in text.lines().enumerate() {
-        let line = line.trim();
-        if line.is_empty() || line.starts_with('#') {
-            continue;
+    let mut read = 0u64;
+    for (n, line) in menagerie_os::lines::BoundedLines::new(reader, MAX_OPENING_LINE).enumerate() {
+        read += line.length as u64 + 1;
+        if read > MAX_OPENINGS_BYTES {
+            return Err(Box::new(OpeningsError::TooLarge(path.to_path_buf())));
         }
-        let mut session = entry.session(rules).expect("the ruleset was checked");
-        let as_notation = session.set_position(Some(line), &[]);
-        if let Err(notation_error) = as_notation {
-            let (notation, moves) = match line.split_once(" moves ") {
-                Some((fen, moves)) => (Some(fen), moves),
-                None => (None, line),
-            };
-            let moves: Vec<String> = moves.split_whitespace().map(String::from).collect();
-            if let Err(as_moves) = session.set_position(notation, &moves) {
-                return Err(Box::new(OpeningsError::BadLine {
-                    path: path.to_path_buf(),
-                    line: n + 1,
-                    as_notation: notation.is_none().then_some(notation_error),
-                    as_moves,
-                }));
-            }
-        }
-        if session.status() != menagerie_rules::game::Status::Ongoing {
-            return Err(Box::new(OpeningsError::Over {
+        if line.is_cut() {
+            return Err(Box::new(OpeningsError::LongLine {
                 path: path.to_path_buf(),
                 line: n + 1,
+                bytes: line.length,
             }));
         }
-        openings.push(session.notation());
+        let text = String::from_utf8_lossy(&line.bytes);
+        let line_text = text.trim();
+        if line_text.is_empty() || line_text.starts_with('#') {
+            continue;
+        }
+        if openings.len() == MAX_OPENINGS {
+            return Err(Box::new(OpeningsError::TooMany(path.to_path_buf())));
+        }
+        openings.push(opening(path, n + 1, line_text, entry, rules)?);
     }
     if openings.is_empty() {
         return Err(Box::new(OpeningsError::Empty(path.to_path_buf())));
     }
     Ok(openings)
+}
+
+/// The start notation of line `n` of an openings file: a notation, or
+/// moves (after a notation and `moves`, or from the start).
+fn opening(
+    path: &Path,
+    n: usize,
+    line: &str,
+    entry: &GameEntry,
+    rules: &[String],
+) -> Result<String, Box<OpeningsError>> {
+    let mut session = entry.session(rules).expect("the ruleset was checked");
+    let as_notation = session.set_position(Some(line), &[]);
+    if let Err(notation_error) = as_notation {
+        let (notation, moves) = match line.split_once(" moves ") {
+            Some((fen, moves)) => (Some(fen), moves),
+            None => (None, line),
+        };
+        let moves: Vec<String> = moves.split_whitespace().map(String::from).collect();
+        if let Err(as_moves) = session.set_position(notation, &moves) {
+            return Err(Box::new(OpeningsError::BadLine {
+                path: path.to_path_buf(),
+                line: n,
+                as_notation: notation.is_none().then_some(notation_error),
+                as_moves,
+            }));
+        }
+    }
+    if session.status() != menagerie_rules::game::Status::Ongoing {
+        return Err(Box::new(OpeningsError::Over {
+            path: path.to_path_buf(),
+            line: n,
+        }));
+    }
+    Ok(session.notation())
 }
 
 /// `elo0=.. elo1=.. alpha=.. beta=..`, all four, once each.

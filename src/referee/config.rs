@@ -221,6 +221,14 @@ pub fn check_limit(limit: &Limit) -> Result<(), LimitError> {
     }
 }
 
+/// Longest line of an openings file: a notation and a long move list fit
+/// many times over.
+pub const MAX_OPENING_LINE: usize = 64 << 10;
+/// Most bytes of an openings file read (also from a pipe or a device).
+pub const MAX_OPENINGS_BYTES: u64 = 256 << 20;
+/// Most openings a file may hold.
+pub const MAX_OPENINGS: usize = 1_000_000;
+
 /// Why an openings file cannot be used.
 #[derive(Debug)]
 pub enum OpeningsError {
@@ -238,6 +246,16 @@ pub enum OpeningsError {
         line: usize,
     },
     Empty(PathBuf),
+    /// A line longer than the limit.
+    LongLine {
+        path: PathBuf,
+        line: usize,
+        bytes: usize,
+    },
+    /// More bytes than the limit.
+    TooLarge(PathBuf),
+    /// More openings than the limit.
+    TooMany(PathBuf),
 }
 
 impl fmt::Display for OpeningsError {
@@ -270,6 +288,24 @@ impl fmt::Display for OpeningsError {
             OpeningsError::Empty(path) => {
                 write!(f, "openings file {} has no openings", path.display())
             }
+            OpeningsError::LongLine { path, line, bytes } => write!(
+                f,
+                "openings file {} line {line}: {bytes} bytes, longer than the limit of {} bytes",
+                path.display(),
+                MAX_OPENING_LINE
+            ),
+            OpeningsError::TooLarge(path) => write!(
+                f,
+                "openings file {} is larger than the limit of {} MiB",
+                path.display(),
+                MAX_OPENINGS_BYTES >> 20
+            ),
+            OpeningsError::TooMany(path) => write!(
+                f,
+                "openings file {} holds more than the limit of {} openings",
+                path.display(),
+                MAX_OPENINGS
+            ),
         }
     }
 }
