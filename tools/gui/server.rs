@@ -510,23 +510,43 @@ async fn socket(
     };
     upgrade
         .max_message_size(MAX_BODY)
-        .on_upgrade(move |mut socket| async move {
+        .max_frame_size(MAX_BODY)
+        .on_upgrade(move |socket| async move {
+            use futures_util::{SinkExt, StreamExt};
+            let (mut sender, mut receiver) = socket.split();
+            // The client's frames are read, so that its pings are answered
+            // with pongs and its close with a close (RFC 6455 5.5); what
+            // else it sends is bounded by the sizes above and dropped.
+            let closed = Arc::new(tokio::sync::Notify::new());
+            let reader = tokio::spawn({
+                let closed = Arc::clone(&closed);
+                async move {
+                    // After a close frame, the next read sends the reply
+                    // and ends the stream.
+                    while let Some(Ok(_)) = receiver.next().await {}
+                    closed.notify_one();
+                }
+            });
             loop {
                 // A ping now and then keeps the connection alive and finds
                 // closed tabs, as the event stream's comments do.
-                let message =
-                    match tokio::time::timeout(Duration::from_secs(15), cursor.next()).await {
+                let next = tokio::time::timeout(Duration::from_secs(15), cursor.next());
+                let message = tokio::select! {
+                    _ = closed.notified() => break,
+                    next = next => match next {
                         Ok(Some(event)) => WsMessage::Text(event.to_json().into()),
                         Ok(None) => {
-                            let _ = socket.send(WsMessage::Close(None)).await;
-                            return;
+                            let _ = sender.send(WsMessage::Close(None)).await;
+                            break;
                         }
                         Err(_) => WsMessage::Ping(Default::default()),
-                    };
-                if socket.send(message).await.is_err() {
-                    return;
+                    },
+                };
+                if sender.send(message).await.is_err() {
+                    break;
                 }
             }
+            reader.abort();
         })
 }
 
