@@ -3,7 +3,7 @@
 
 use std::io::IsTerminal;
 
-use crate::driver::{AUTHOR, EXIT_BUG, EXIT_FAILED, NAME, VERSION};
+use crate::driver::{AUTHOR, EXIT_BUG, EXIT_FAILED, EXIT_REFUSED, NAME, VERSION};
 use crate::session::Entry;
 use crate::{command_lines, run_with, Input, Output, RunOptions};
 use clap::Parser;
@@ -22,7 +22,8 @@ use clap::Parser;
     "Exit status:\n",
     "  0    done\n",
     "  1    a command failed (its error line says which): with arguments, or with --strict\n",
-    "  2    bad command line\n",
+    "  2    bad command line, or (with arguments, or --strict) a request refused as more than\n",
+    "       the process may hold: tables build, Hash (the error line gives the figures)\n",
     "  101  the engine hit a bug it survived (a search failed and was answered anyway)\n",
     "\n",
     "Set RUST_LOG=debug to log every protocol line to stderr."
@@ -60,6 +61,6 @@ pub fn main(games: &'static [Entry]) -> ! {
     };
     let options = RunOptions { fail_fast, games };
     let status = run_with(input, Output::stdout(), options);
-    debug_assert!([0, EXIT_FAILED, EXIT_BUG].contains(&status));
+    debug_assert!([0, EXIT_FAILED, EXIT_REFUSED, EXIT_BUG].contains(&status));
     std::process::exit(status);
 }

@@ -64,6 +64,9 @@ const WORKER_STACK: usize = 64 << 20;
 /// Exit status when a command failed in a run that stops at the first
 /// failure (arguments, or `--strict`).
 pub const EXIT_FAILED: i32 = 1;
+/// Exit status when such a run stopped at a request refused as more than
+/// the machine can hold (memory, disk): asking again will not help.
+pub const EXIT_REFUSED: i32 = 2;
 /// Exit status after a bug the engine survived (a panic in a search).
 pub const EXIT_BUG: i32 = 101;
 
@@ -344,8 +347,7 @@ impl Engine {
     /// `bestmove (none)`).
     fn queue(&mut self, waiting: Waiting) {
         let full = self.pending.len() >= MAX_WAITING_LINES
-            || (!self.pending.is_empty()
-                && self.pending_bytes + waiting.bytes > MAX_WAITING_BYTES);
+            || (!self.pending.is_empty() && self.pending_bytes + waiting.bytes > MAX_WAITING_BYTES);
         if !full {
             self.pending_bytes += waiting.bytes;
             self.pending.push_back(waiting);
@@ -355,10 +357,12 @@ impl Engine {
             Ok(command) => Reply::error(command.name(), EngineError::QueueFull),
             Err(error) => error,
         };
+        // One block: a search running beside may not print between them.
         let go = matches!(&refused, Reply::Error { command, .. } if command == "go");
-        self.reply(refused);
         if go {
-            self.reply(Reply::BestMove(None));
+            self.out.replies(&[refused, Reply::BestMove(None)]);
+        } else {
+            self.reply(refused);
         }
     }
 
@@ -378,9 +382,10 @@ impl Engine {
             Err(error) => {
                 // Every `go` gets its `bestmove`, a malformed one too.
                 let go = matches!(&error, Reply::Error { command, .. } if command == "go");
-                self.reply(error);
                 if go {
-                    self.reply(Reply::BestMove(None));
+                    self.out.replies(&[error, Reply::BestMove(None)]);
+                } else {
+                    self.reply(error);
                 }
                 Flow::Continue
             }
@@ -462,6 +467,8 @@ impl Engine {
         if self.bug {
             log::error!("the engine hit a bug (a panic it survived)");
             EXIT_BUG
+        } else if self.must_stop() && self.out.refusals() > 0 {
+            EXIT_REFUSED
         } else if self.must_stop() {
             EXIT_FAILED
         } else {
@@ -503,11 +510,11 @@ impl Engine {
             Command::SetOption {
                 name: option,
                 value,
-            } => {
-                if let Err(e) = self.set_option(&option, value.as_deref()) {
-                    self.error(name, e);
-                }
-            }
+            } => match self.set_option(&option, value.as_deref()) {
+                Err(e @ OptionError::NoMemory(_)) => self.out.refuse(name, &e),
+                Err(e) => self.error(name, e),
+                Ok(()) => {}
+            },
             Command::NewGame { game, options } => {
                 match catalogue::new_session_named(self.options.games, &game, &options) {
                     Ok(session) => self.new_game(session, true),
@@ -521,10 +528,13 @@ impl Engine {
                 Err(e) => self.error(name, e),
             },
             Command::Go(params) => self.go(&params),
-            Command::Perft { depth } if depth > menagerie_rules::game::perft::MAX_DEPTH => {
-                self.error(name, EngineError::PerftTooDeep(depth))
+            Command::Perft { depth, via_go } if depth > menagerie_rules::game::perft::MAX_DEPTH => {
+                self.error(name, EngineError::PerftTooDeep(depth));
+                if via_go {
+                    self.reply(Reply::BestMove(None));
+                }
             }
-            Command::Perft { depth } => {
+            Command::Perft { depth, .. } => {
                 self.arm_stop(false);
                 let job = Job::Perft {
                     session: self.session.boxed(),
@@ -615,7 +625,11 @@ impl Engine {
                 value: AUTHOR.to_string(),
             },
         ];
-        replies.extend(options::listed(ugi, self.options.games).into_iter().map(Reply::Option));
+        replies.extend(
+            options::listed(ugi, self.options.games)
+                .into_iter()
+                .map(Reply::Option),
+        );
         replies.push(if ugi { Reply::UgiOk } else { Reply::UciOk });
         self.out.replies(&replies);
     }

@@ -14,6 +14,8 @@ pub struct Output {
     sink: Arc<Mutex<Box<dyn Write + Send>>>,
     /// Error replies written so far (what a fail-fast run stops at).
     errors: Arc<AtomicUsize>,
+    /// Of those, requests refused as more than the machine can hold.
+    refusals: Arc<AtomicUsize>,
 }
 
 impl Output {
@@ -25,6 +27,7 @@ impl Output {
         Output {
             sink: Arc::new(Mutex::new(sink)),
             errors: Arc::new(AtomicUsize::new(0)),
+            refusals: Arc::new(AtomicUsize::new(0)),
         }
     }
 
@@ -80,6 +83,18 @@ impl Output {
     /// `info string error: <command>: <message>`.
     pub fn error(&self, command: &str, message: &dyn std::fmt::Display) {
         self.reply(&Reply::error(command, message));
+    }
+
+    /// An error refusing a request the machine cannot hold (memory,
+    /// disk): a run that stops at it exits with its own status.
+    pub fn refuse(&self, command: &str, message: &dyn std::fmt::Display) {
+        self.refusals.fetch_add(1, Ordering::Relaxed);
+        self.error(command, message);
+    }
+
+    /// How many requests were refused as more than the machine can hold.
+    pub fn refusals(&self) -> usize {
+        self.refusals.load(Ordering::Relaxed)
     }
 }
 

@@ -63,12 +63,17 @@ pub trait EngineSession: DynSession {
         reporter: &mut dyn search::Reporter,
     ) -> search::SearchResult;
     /// Builds what searches of this game want before a clock runs.
-    fn prepare_search(&self, settings: &search::Settings);
+    fn prepare_search(&self, settings: &search::Settings, reporter: &mut dyn search::Reporter);
     /// The solved value of the position and of each legal move, for games
     /// small enough to solve; waits for the table only until `stop`.
     /// Positions beyond the tables get a proof search of at most `nodes`
-    /// expansions.
-    fn solve(&self, stop: &AtomicBool, nodes: u64) -> Result<Solved, Unsolved>;
+    /// expansions. Table files left out are named through `reporter`.
+    fn solve(
+        &self,
+        stop: &AtomicBool,
+        nodes: u64,
+        reporter: &mut dyn search::Reporter,
+    ) -> Result<Solved, Unsolved>;
     /// Builds, verifies or lists the endgame tables of this session's
     /// ruleset.
     fn tables(
@@ -98,17 +103,25 @@ impl<G: Game> EngineSession for Session<G> {
         search::run(self, limits, shared, settings, reporter)
     }
 
-    fn prepare_search(&self, settings: &search::Settings) {
-        search::prepare(self, settings)
+    fn prepare_search(&self, settings: &search::Settings, reporter: &mut dyn search::Reporter) {
+        search::prepare(self, settings, reporter)
     }
 
-    fn solve(&self, stop: &AtomicBool, nodes: u64) -> Result<Solved, Unsolved> {
+    fn solve(
+        &self,
+        stop: &AtomicBool,
+        nodes: u64,
+        reporter: &mut dyn search::Reporter,
+    ) -> Result<Solved, Unsolved> {
         let settings = search::Settings::default();
-        let tables = search::endgame::tables_for(self.position(), &settings);
-        if let Some((value, moves)) = tables
+        let tables = search::endgame::tables_for(self, &settings, reporter);
+        let analysis = tables
             .as_ref()
-            .and_then(|tables| search::endgame::analyse(self, tables))
-        {
+            .and_then(|tables| search::endgame::analyse(self, tables));
+        if let Some(tables) = &tables {
+            search::endgame::report_problems(tables, reporter);
+        }
+        if let Some((value, moves)) = analysis {
             return Ok(Solved::Exact {
                 value: value.to_string(),
                 moves: moves
@@ -131,13 +144,12 @@ impl<G: Game> EngineSession for Session<G> {
             Err(Unsolved::NotSolvable) if self.position().seats().len() == 2 && !G::HAS_CHANCE => {
                 let history = self.history();
                 let before = &history[..history.len().saturating_sub(1)];
-                Ok(Solved::Proof(search::proof::prove(
-                    self.position(),
-                    before,
-                    tables.as_deref(),
-                    nodes,
-                    stop,
-                )))
+                let report =
+                    search::proof::prove(self.position(), before, tables.as_deref(), nodes, stop);
+                if let Some(tables) = &tables {
+                    search::endgame::report_problems(tables, reporter);
+                }
+                Ok(Solved::Proof(report))
             }
             Err(e) => Err(e),
         }

@@ -9,9 +9,10 @@ use std::time::Instant;
 
 use menagerie_rules::game::endgame::Slice;
 use menagerie_rules::game::Game;
+use menagerie_tables::file::{Expected, FileError};
 use menagerie_tables::probe::{self, Tables};
-use menagerie_tables::retrograde::{self, BuildError, Progress, Request};
-use menagerie_tables::verify;
+use menagerie_tables::retrograde::{self, BuildError, Event, Request};
+use menagerie_tables::verify::{self, Unverified};
 use menagerie_wire::{Reply, TablesAction};
 
 /// Most men a build may ask for: every man of both sides.
@@ -39,6 +40,8 @@ pub enum TablesError {
     Build(BuildError),
     Mismatches(u64),
     Damaged(usize),
+    /// The ruleset's folder cannot be read.
+    Folder(FileError),
 }
 
 impl fmt::Display for TablesError {
@@ -57,13 +60,29 @@ impl fmt::Display for TablesError {
                 f,
                 "{n} stored values differ from what their successors give"
             ),
+            TablesError::Damaged(1) => {
+                f.write_str("1 table file cannot be used (build again to replace it)")
+            }
             TablesError::Damaged(n) => write!(
                 f,
                 "{n} table files cannot be used (build again to replace them)"
             ),
+            TablesError::Folder(e) => write!(f, "{e}"),
         }
     }
 }
+
+impl TablesError {
+    /// Whether the request was refused as more than the machine can hold.
+    pub fn is_refusal(&self) -> bool {
+        matches!(
+            self,
+            TablesError::Build(BuildError::Memory { .. } | BuildError::Disk { .. })
+        )
+    }
+}
+
+impl std::error::Error for TablesError {}
 
 /// Splits the words of a `tables` line into the command's own and the
 /// ruleset's (`key=value` words the game checks).
@@ -200,8 +219,22 @@ pub fn run<G: Game>(
     say: &mut dyn FnMut(Reply),
 ) -> Result<(), TablesError> {
     let endgame = G::endgame().ok_or(TablesError::NoTables(G::ID))?;
-    let variant = (endgame.variant)(rules);
+    let expected = Expected::of::<G>(rules).ok_or(TablesError::NoTables(G::ID))?;
     let mut remark = |text: String| say(Reply::Remark(text));
+    // Problems of opening: a folder that cannot be read fails the command;
+    // files are named one by one and counted.
+    let opened = |action: &str, remark: &mut dyn FnMut(String)| {
+        let (tables, problems) = Tables::open(&job.dir, &expected);
+        let mut damaged = 0;
+        for problem in problems {
+            if problem.path() == tables.folder {
+                return Err(TablesError::Folder(problem));
+            }
+            remark(format!("tables {action}: {problem}"));
+            damaged += 1;
+        }
+        Ok((tables, damaged))
+    };
     match job.action {
         TablesAction::Build => {
             let request = Request {
@@ -212,23 +245,34 @@ pub fn run<G: Game>(
             };
             let started = Instant::now();
             let mut last: Option<Instant> = None;
-            let mut progress = |p: &Progress| {
-                if last.is_some_and(|t| t.elapsed().as_secs_f64() < 1.0) {
-                    return;
+            let mut on_event = |event: Event| match event {
+                Event::Progress(p) => {
+                    if last.is_some_and(|t| t.elapsed().as_secs_f64() < 1.0) {
+                        return;
+                    }
+                    last = Some(Instant::now());
+                    let fraction = p.done as f64 / p.total.max(1) as f64;
+                    let eta = p.eta().map_or("?".to_string(), clock);
+                    remark(format!(
+                        "tables build {}: {} {:.1}% of {} positions, {} left",
+                        p.slice,
+                        bar(fraction),
+                        100.0 * fraction,
+                        count(p.total),
+                        eta
+                    ));
                 }
-                last = Some(Instant::now());
-                let fraction = p.done as f64 / p.total.max(1) as f64;
-                let eta = p.eta().map_or("?".to_string(), clock);
-                remark(format!(
-                    "tables build {}: {} {:.1}% of {} positions, {} left",
-                    p.slice,
-                    bar(fraction),
-                    100.0 * fraction,
-                    count(p.total),
-                    eta
-                ));
+                Event::Replacing(problem) => {
+                    remark(format!("tables build: rebuilding {problem}"));
+                }
+                Event::Converted(path) => {
+                    remark(format!(
+                        "tables build: {} converted to format 2",
+                        path.display()
+                    ));
+                }
             };
-            let result = retrograde::build::<G>(rules, &request, stop, &mut progress);
+            let result = retrograde::build::<G>(rules, &request, stop, &mut on_event);
             probe::forget(&job.dir);
             let built = result.map_err(TablesError::Build)?;
             let mut total = 0;
@@ -250,7 +294,7 @@ pub fn run<G: Game>(
                     ));
                 }
             }
-            let (tables, _) = Tables::open(&job.dir, G::ID, variant);
+            let (tables, _) = Tables::open(&job.dir, &expected);
             remark(format!(
                 "tables build done: {total} positions in {:.1} s; {} slices, complete to {} men, {} bytes in {}",
                 started.elapsed().as_secs_f64(),
@@ -261,12 +305,9 @@ pub fn run<G: Game>(
             ));
         }
         TablesAction::Verify => {
-            let (tables, problems) = Tables::open(&job.dir, G::ID, variant);
-            for problem in &problems {
-                remark(format!("tables verify: {problem}"));
-            }
+            let (tables, damaged) = opened("verify", &mut remark)?;
             let mut mismatches = 0;
-            let (mut checked, mut skipped) = (0, 0);
+            let (mut checked, mut skipped, mut failed) = (0, 0, 0);
             for slice in tables.slices() {
                 if job.men.is_some_and(|m| slice.men() > m) || job.only.is_some_and(|o| o != slice)
                 {
@@ -281,37 +322,46 @@ pub fn run<G: Game>(
                     continue;
                 }
                 let started = Instant::now();
-                let Some(report) =
-                    verify::verify_slice::<G>(rules, &tables, slice, job.threads, stop)
-                else {
-                    return Err(TablesError::Build(BuildError::Stopped));
-                };
+                let path = tables.slice(slice).map(|f| f.path.display().to_string());
+                let report =
+                    match verify::verify_slice::<G>(rules, &tables, slice, job.threads, stop) {
+                        Ok(report) => report,
+                        Err(Unverified::Stopped) => {
+                            return Err(TablesError::Build(BuildError::Stopped))
+                        }
+                        Err(Unverified::File(problem)) => {
+                            failed += 1;
+                            remark(format!("tables verify {slice}: {problem}"));
+                            continue;
+                        }
+                    };
                 checked += 1;
                 mismatches += report.mismatches;
                 for example in &report.examples {
                     remark(format!("tables verify {slice}: mismatch: {example}"));
                 }
                 remark(format!(
-                    "tables verify {slice}: {} positions, {} values, {} mismatches in {:.1} s",
+                    "tables verify {slice} ({}): {} positions, {} values, {} mismatches in {:.1} s",
+                    path.unwrap_or_default(),
                     report.positions,
                     report.values,
                     report.mismatches,
                     started.elapsed().as_secs_f64()
                 ));
             }
+            let damaged = damaged + failed;
             remark(format!(
-                "tables verify done: {checked} slices, {mismatches} mismatches, {} damaged files, {skipped} skipped",
-                problems.len()
+                "tables verify done: {checked} slices, {mismatches} mismatches, {damaged} damaged files, {skipped} skipped",
             ));
             if mismatches > 0 {
                 return Err(TablesError::Mismatches(mismatches));
             }
-            if !problems.is_empty() {
-                return Err(TablesError::Damaged(problems.len()));
+            if damaged > 0 {
+                return Err(TablesError::Damaged(damaged));
             }
         }
         TablesAction::Bench => {
-            let (tables, _) = Tables::open(&job.dir, G::ID, variant);
+            let (tables, _) = opened("bench", &mut remark)?;
             if tables.is_empty() {
                 remark(format!(
                     "tables bench: no tables in {}",
@@ -330,10 +380,7 @@ pub fn run<G: Game>(
             ));
         }
         TablesAction::Status => {
-            let (tables, problems) = Tables::open(&job.dir, G::ID, variant);
-            for problem in &problems {
-                remark(format!("tables status: {problem}"));
-            }
+            let (tables, damaged) = opened("status", &mut remark)?;
             let slices: Vec<String> = tables.slices().iter().map(|s| s.to_string()).collect();
             remark(format!(
                 "tables status: {} slices, complete to {} men, {} bytes in {}{}{}",
@@ -348,6 +395,9 @@ pub fn run<G: Game>(
                 if slices.is_empty() { "" } else { ": " },
                 slices.join(" ")
             ));
+            if damaged > 0 {
+                return Err(TablesError::Damaged(damaged));
+            }
         }
     }
     Ok(())

@@ -106,7 +106,7 @@ fn execute(job: Job, out: &Output) -> bool {
             session,
             stop,
             nodes,
-        } => match session.solve(&stop, nodes) {
+        } => match session.solve(&stop, nodes, &mut InfoWriter { out: out.clone() }) {
             Err(Unsolved::NotSolvable) => out.error(
                 "solve",
                 &crate::error::EngineError::NotSolvable(session.game_id()),
@@ -151,6 +151,12 @@ fn execute(job: Job, out: &Output) -> bool {
                     open(report.open[0]),
                     open(report.open[1])
                 )));
+                if let Some(most) = report.memory_bound {
+                    out.reply(&Reply::Remark(format!(
+                        "solve: stopped at the memory this process may use ({most} positions stored, {} bytes each); the value is a bound",
+                        menagerie_search::proof::BYTES_PER_STORED
+                    )));
+                }
                 if let Some(tree) = &report.proof {
                     out.reply(&Reply::Remark(format!(
                         "solve: the proof: {} positions searched and {} leaves decided by the rules or the tables",
@@ -164,8 +170,10 @@ fn execute(job: Job, out: &Output) -> bool {
             }
         },
         Job::Tables { session, job, stop } => {
-            if let Err(e) = session.tables(&job, &stop, &mut |reply| out.reply(&reply)) {
-                out.error("tables", &e);
+            match session.tables(&job, &stop, &mut |reply| out.reply(&reply)) {
+                Err(e) if e.is_refusal() => out.refuse("tables", &e),
+                Err(e) => out.error("tables", &e),
+                Ok(()) => {}
             }
         }
         Job::Setup {
@@ -175,7 +183,7 @@ fn execute(job: Job, out: &Output) -> bool {
         } => {
             shared.tt.clear();
             if let Some(session) = session {
-                session.prepare_search(&settings);
+                session.prepare_search(&settings, &mut InfoWriter { out: out.clone() });
             }
         }
     }

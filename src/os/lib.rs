@@ -4,11 +4,16 @@
 //! - [`group`]: child processes in process groups of their own, killed as
 //!   a whole and never signalled once reaped;
 //! - [`lines`]: reading lines of bounded length;
+//! - [`memory`]: how much more memory the process may use, and which
+//!   limit (machine, control group, rlimit) says so;
 //! - [`signals`]: SIGINT and SIGTERM handlers that end every process
 //!   group this process started;
-//! - [`bundled`]: finding the engine installed next to a program.
+//! - [`bundled`]: finding the engine installed next to a program;
+//! - [`disk`]: free disk space.
 
 pub mod bundled;
+pub mod disk;
 pub mod group;
 pub mod lines;
+pub mod memory;
 pub mod signals;

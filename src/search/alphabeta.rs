@@ -40,12 +40,17 @@ pub fn search<G: Game>(
             nodes: 0,
         };
     }
-    let tables = super::endgame::tables_for(session.position(), settings);
-    lazy_smp(limits, shared, settings, reporter, |budget, reporter| {
+    let tables = super::endgame::tables_for(session, settings, reporter);
+    let result = lazy_smp(limits, shared, settings, reporter, |budget, reporter| {
         let mut worker = Worker::new(session, budget);
         worker.tables = tables.clone();
         deepening::iterate(&mut worker, reporter)
-    })
+    });
+    // A file that failed a check during the search was left out at once.
+    if let Some(tables) = &tables {
+        super::endgame::report_problems(tables, reporter);
+    }
+    result
 }
 
 /// Scores of each root move searched to `depth` (the side to move's

@@ -7,6 +7,7 @@ use std::sync::Arc;
 
 use menagerie_rules::game::session::Session;
 use menagerie_rules::game::Game;
+use menagerie_tables::file::Expected;
 use menagerie_tables::{probe, Probe, Tables, Wdl};
 
 use super::{Info, Reporter, Score, SearchResult, Settings};
@@ -17,21 +18,38 @@ use super::{Info, Reporter, Score, SearchResult, Settings};
 /// higher.
 pub const TABLE_WIN: i32 = 20_000;
 
-/// The tables that hold positions of the game and ruleset of `position`,
-/// if the settings use tables and any are built.
-pub fn tables_for<G: Game>(position: &G, settings: &Settings) -> Option<Arc<Tables>> {
+/// The tables that hold positions of the session's game and ruleset, if
+/// the settings use tables and any are built. Files left out since they
+/// were last reported (when opened, or after failing a check) are named
+/// through `reporter`.
+pub fn tables_for<G: Game>(
+    session: &Session<G>,
+    settings: &Settings,
+    reporter: &mut dyn Reporter,
+) -> Option<Arc<Tables>> {
     if !settings.tables {
         return None;
     }
-    let key = position.table_key()?;
-    let tables = probe::shared(&probe::directory(), G::ID, key.variant);
+    let expected = Expected::of::<G>(session.rules())?;
+    let tables = probe::shared(&probe::directory(), &expected);
+    report_problems(&tables, reporter);
     (!tables.is_empty()).then_some(tables)
 }
 
-/// Maps the game's tables and readies the numbering of their slices, so
+/// Names each table file left out that has not been named yet.
+pub fn report_problems(tables: &Tables, reporter: &mut dyn Reporter) {
+    for problem in probe::news(tables) {
+        reporter.text(&format!(
+            "table file left out: {problem}; the search goes on without it ('tables build' replaces it)"
+        ));
+    }
+}
+
+/// Opens the game's tables and readies the numbering of their slices, so
 /// that the first search on a clock pays for neither; `newgame` calls it.
-pub fn prepare<G: Game>(position: &G, settings: &Settings) {
-    let (Some(tables), Some(endgame)) = (tables_for(position, settings), G::endgame()) else {
+pub fn prepare<G: Game>(session: &Session<G>, settings: &Settings, reporter: &mut dyn Reporter) {
+    let (Some(tables), Some(endgame)) = (tables_for(session, settings, reporter), G::endgame())
+    else {
         return;
     };
     for slice in tables.slices() {
@@ -89,8 +107,11 @@ pub fn play<G: Game>(
     settings: &Settings,
     reporter: &mut dyn Reporter,
 ) -> Option<SearchResult> {
-    let tables = tables_for(session.position(), settings)?;
-    let (root, moves) = analyse(session, &tables)?;
+    let tables = tables_for(session, settings, reporter)?;
+    let Some((root, moves)) = analyse(session, &tables) else {
+        report_problems(&tables, reporter);
+        return None;
+    };
     // The tables know nothing of the game's history: a move that repeats
     // a position for the third time ends the game in a draw, whatever
     // they say of it (a lost side takes it; a winning side never needs

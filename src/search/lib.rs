@@ -11,7 +11,6 @@ pub mod deepening;
 pub mod endgame;
 pub mod maxn;
 pub mod mcts;
-pub mod memory;
 pub mod proof;
 pub mod skill;
 pub mod solved;
@@ -396,13 +395,14 @@ fn solvable<G: Game>(session: &Session<G>, settings: &Settings) -> bool {
 }
 
 /// Builds what the search of this game wants before any clock runs (the
-/// solved table of a solvable game); `newgame` calls it.
-pub fn prepare<G: Game>(session: &Session<G>, settings: &Settings) {
+/// solved table of a solvable game, the endgame tables opened); `newgame`
+/// calls it. Table files left out are named through `reporter`.
+pub fn prepare<G: Game>(session: &Session<G>, settings: &Settings, reporter: &mut dyn Reporter) {
     if settings.skill >= skill::FULL_STRENGTH && solvable(session, settings) {
         solved::prepare(session);
     }
     if settings.skill >= skill::FULL_STRENGTH {
-        endgame::prepare(session.position(), settings);
+        endgame::prepare(session, settings, reporter);
     }
 }
 

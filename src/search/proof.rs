@@ -68,7 +68,15 @@ pub struct ProofReport {
     pub open: [(u32, u32); 2],
     /// For a win proved: the size of the proof.
     pub proof: Option<ProofTree>,
+    /// The search stopped because its stored positions reached what the
+    /// process may hold: the most it could store.
+    pub memory_bound: Option<usize>,
 }
+
+/// Bytes one stored position takes in the search's tables, measured
+/// (a hash map entry of a key and two numbers, with the map's spare
+/// room), rounded up.
+pub const BYTES_PER_STORED: u64 = 48;
 
 /// The positions of a proof of a win: the winner's one chosen move at its
 /// turns, every move at the loser's, down to positions the rules or the
@@ -120,6 +128,10 @@ struct Search<'a, G: Game> {
     line: HashMap<u64, u8>,
     nodes: u64,
     max_nodes: u64,
+    /// Most positions this goal's table may hold.
+    max_stored: usize,
+    /// The table reached `max_stored`.
+    full: bool,
     table_hits: u64,
     stop: &'a AtomicBool,
     aborted: bool,
@@ -178,7 +190,11 @@ impl<'a, G: Game> Search<'a, G> {
         dn_limit: u32,
     ) -> (u32, u32) {
         self.nodes += 1;
+        if self.table.len() >= self.max_stored {
+            self.full = true;
+        }
         if self.nodes >= self.max_nodes
+            || self.full
             || (self.nodes % 4096 == 0 && self.stop.load(Ordering::Relaxed))
         {
             self.aborted = true;
@@ -297,6 +313,12 @@ pub fn prove<G: Game>(
         sum: since.iter().fold(0u64, |s, &h| s.wrapping_add(mix(h))),
         repeats: line[&position.hash()],
     };
+    // What the process may hold, checked before anything is stored: the
+    // two goals share it, and stop when their tables reach it (a bound
+    // then, never an abort or an OOM kill).
+    let max_stored = menagerie_os::memory::available_bytes().map_or(usize::MAX, |bytes| {
+        (bytes / 10 * 8 / BYTES_PER_STORED / 2) as usize
+    });
     let mut searches = [mover, other].map(|attacker| Search::<G> {
         attacker,
         tables,
@@ -304,6 +326,8 @@ pub fn prove<G: Game>(
         line: line.clone(),
         nodes: 0,
         max_nodes: 0,
+        max_stored,
+        full: false,
         table_hits: 0,
         stop,
         aborted: false,
@@ -319,7 +343,7 @@ pub fn prove<G: Game>(
                 continue;
             }
             let left = max_nodes.saturating_sub(spent(&searches));
-            if left == 0 || stop.load(Ordering::Relaxed) {
+            if left == 0 || stop.load(Ordering::Relaxed) || searches.iter().any(|s| s.full) {
                 break 'rounds;
             }
             let search = &mut searches[goal];
@@ -370,6 +394,7 @@ pub fn prove<G: Game>(
         seconds: started.elapsed().as_secs_f64(),
         open,
         proof,
+        memory_bound: searches.iter().any(|s| s.full).then_some(2 * max_stored),
     }
 }
 
@@ -459,10 +484,10 @@ mod tests {
             };
             let stop = AtomicBool::new(false);
             build::<Awithlaknannai>(&rules, &request(3), &stop, &mut |_| {}).unwrap();
-            let variant = (Awithlaknannai::endgame().unwrap().variant)(&rules);
-            let (smaller, _) = Tables::open(&dir, Awithlaknannai::ID, variant);
+            let expected = menagerie_tables::file::Expected::of::<Awithlaknannai>(&rules).unwrap();
+            let (smaller, _) = Tables::open(&dir, &expected);
             build::<Awithlaknannai>(&rules, &request(4), &stop, &mut |_| {}).unwrap();
-            let (all, _) = Tables::open(&dir, Awithlaknannai::ID, variant);
+            let (all, _) = Tables::open(&dir, &expected);
             let endgame = Awithlaknannai::endgame().unwrap();
             let mut rng = Rng::new(11);
             let (mut settled, mut seen) = (0, std::collections::HashSet::new());

@@ -9,7 +9,7 @@
 use std::alloc::Layout;
 use std::sync::atomic::{AtomicU32, AtomicU64, AtomicUsize, Ordering};
 
-use crate::memory;
+use menagerie_os::memory::{self, Headroom};
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Bound {
@@ -67,15 +67,16 @@ fn generation_of(data: u64) -> u8 {
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct TableError {
     pub mib: u64,
-    /// Memory available when it was asked for, where the system says.
-    pub available_mib: Option<u64>,
+    /// What the process could still have when it was asked for, and the
+    /// limit that said so, where the system tells.
+    pub headroom: Option<Headroom>,
 }
 
 impl std::fmt::Display for TableError {
     fn fmt(&self, f: &mut std::fmt::Formatter) -> std::fmt::Result {
         write!(f, "cannot allocate {} MiB", self.mib)?;
-        match self.available_mib {
-            Some(a) => write!(f, " (about {a} MiB of memory is available)"),
+        match self.headroom {
+            Some(room) => write!(f, " ({room})"),
             None => Ok(()),
         }
     }
@@ -116,22 +117,22 @@ impl Table {
         let count =
             (count.next_power_of_two() / if count.is_power_of_two() { 1 } else { 2 }).max(1);
         let bytes = count as u64 * 16;
-        let too_much = |available: Option<u64>| TableError {
+        let too_much = |headroom: Option<Headroom>| TableError {
             mib: mib as u64,
-            available_mib: available.map(|a| a >> 20),
+            headroom,
         };
-        let available = memory::available_bytes();
-        if available.is_some_and(|a| bytes > a / 10 * 9) {
-            return Err(too_much(available));
+        let headroom = memory::headroom();
+        if headroom.is_some_and(|room| bytes > room.bytes / 10 * 9) {
+            return Err(too_much(headroom));
         }
-        let layout = Layout::array::<[AtomicU64; 2]>(count).map_err(|_| too_much(available))?;
+        let layout = Layout::array::<[AtomicU64; 2]>(count).map_err(|_| too_much(headroom))?;
         // SAFETY: the layout is that of `count` slots (count > 0), all-zero
         // bytes are a valid AtomicU64, and the pointer comes from the global
         // allocator with exactly the layout Vec uses for this capacity.
         let slots = unsafe {
             let ptr = std::alloc::alloc_zeroed(layout) as *mut [AtomicU64; 2];
             if ptr.is_null() {
-                return Err(too_much(available));
+                return Err(too_much(headroom));
             }
             Vec::from_raw_parts(ptr, count, count)
         };
@@ -346,6 +347,9 @@ mod tests {
         assert!(e
             .to_string()
             .starts_with(&format!("cannot allocate {mib} MiB (about ")));
+        assert!(e
+            .to_string()
+            .ends_with(&format!("{})", e.headroom.unwrap().source)));
     }
 
     #[test]

@@ -1,4 +1,4 @@
-//! The tables of one ruleset, memory-mapped, looked up by position.
+//! The tables of one ruleset, opened once, looked up by position.
 
 use std::collections::HashMap;
 use std::path::{Path, PathBuf};
@@ -7,7 +7,7 @@ use std::sync::{Arc, Mutex, OnceLock};
 use menagerie_rules::game::endgame::Slice;
 use menagerie_rules::game::Game;
 
-use crate::file::{self, Check, FileError, Mapped};
+use crate::file::{self, Check, Expected, FileError, SliceFile};
 use crate::value::{plies_left, Probe};
 
 /// Slices of up to this many men a side are looked for.
@@ -18,7 +18,7 @@ pub struct Tables {
     pub folder: PathBuf,
     pub game: String,
     pub variant: String,
-    slices: Vec<Option<Mapped>>,
+    slices: Vec<Option<SliceFile>>,
 }
 
 fn slot(slice: Slice) -> Option<usize> {
@@ -37,34 +37,42 @@ impl Tables {
         }
     }
 
-    /// Maps every slice file of the ruleset found in `dir`; files that
-    /// cannot be used are left out and returned with why.
-    pub fn open(dir: &Path, game: &str, variant: &str) -> (Tables, Vec<FileError>) {
-        Tables::open_with(dir, game, variant, Check::Checksum)
+    /// Opens every slice file of the ruleset found in `dir`, checking each
+    /// whole; files that cannot be used are left out and returned with
+    /// why (a folder that cannot be read is one of them).
+    pub fn open(dir: &Path, expected: &Expected) -> (Tables, Vec<FileError>) {
+        Tables::open_with(dir, expected, Check::Checksum)
     }
 
-    /// Maps the files as [`Tables::open`] does, checking each file's header
-    /// and size but, with `Check::Header`, not its checksum: for playing,
-    /// where reading hundreds of megabytes before the first move would
-    /// cost seconds on the clock (Syzygy probing trusts its files too);
-    /// `tables build`, `verify` and `status` check the checksums.
-    pub fn open_with(
-        dir: &Path,
-        game: &str,
-        variant: &str,
-        check: Check,
-    ) -> (Tables, Vec<FileError>) {
-        let mut tables = Tables::empty(dir, game, variant);
+    /// Opens the files as [`Tables::open`] does; with `Check::Header`,
+    /// each file's header, size and block table now and each block when
+    /// first read: for playing, where reading hundreds of megabytes before
+    /// the first move would cost seconds on the clock. `tables build`,
+    /// `verify` and `status` check every entry at once.
+    pub fn open_with(dir: &Path, expected: &Expected, check: Check) -> (Tables, Vec<FileError>) {
+        let mut tables = Tables::empty(dir, expected.game, expected.variant);
         let mut problems = Vec::new();
+        let names = match std::fs::read_dir(&tables.folder) {
+            Ok(entries) => entries
+                .flatten()
+                .map(|e| e.file_name().to_string_lossy().into_owned())
+                .collect::<std::collections::HashSet<String>>(),
+            // No tables built yet: nothing to say.
+            Err(e) if e.kind() == std::io::ErrorKind::NotFound => return (tables, problems),
+            Err(e) => {
+                problems.push(FileError::Io(tables.folder.clone(), e));
+                return (tables, problems);
+            }
+        };
         for mover in 1..MOST_SIDE as u8 {
             for other in 1..MOST_SIDE as u8 {
                 let slice = Slice::new(mover, other);
-                let path = file::slice_path(&tables.folder, slice);
-                if !path.exists() {
+                if !names.contains(&format!("{slice}.mtb")) {
                     continue;
                 }
-                match Mapped::open_with(&path, game, variant, slice, check) {
-                    Ok(mapped) => tables.insert(mapped),
+                let path = file::slice_path(&tables.folder, slice);
+                match SliceFile::open(&path, expected, slice, check) {
+                    Ok(opened) => tables.insert(opened),
                     Err(e) => problems.push(e),
                 }
             }
@@ -72,14 +80,33 @@ impl Tables {
         (tables, problems)
     }
 
-    pub fn insert(&mut self, mapped: Mapped) {
-        if let Some(i) = slot(mapped.header.slice) {
-            self.slices[i] = Some(mapped);
+    pub fn insert(&mut self, opened: SliceFile) {
+        if let Some(i) = slot(opened.header.slice) {
+            self.slices[i] = Some(opened);
         }
     }
 
-    pub fn slice(&self, slice: Slice) -> Option<&Mapped> {
-        self.slices[slot(slice)?].as_ref()
+    /// The slice's file, unless it is missing or has failed a check.
+    pub fn slice(&self, slice: Slice) -> Option<&SliceFile> {
+        self.slices[slot(slice)?]
+            .as_ref()
+            .filter(|f| !f.has_failed())
+    }
+
+    /// Whether any file has failed a check since it was opened.
+    pub fn any_failed(&self) -> bool {
+        self.slices.iter().flatten().any(SliceFile::has_failed)
+    }
+
+    /// Problems found since the files were opened (a block that failed its
+    /// checksum, a file cut while in use), each reported once: the file is
+    /// left out from then on.
+    pub fn take_problems(&self) -> Vec<FileError> {
+        self.slices
+            .iter()
+            .flatten()
+            .filter_map(SliceFile::take_problem)
+            .collect()
     }
 
     /// The slices present, smallest first.
@@ -88,7 +115,8 @@ impl Tables {
             .slices
             .iter()
             .flatten()
-            .map(|m| m.header.slice)
+            .filter(|f| !f.has_failed())
+            .map(|f| f.header.slice)
             .collect();
         present.sort_by_key(|s| (s.men(), s.mover));
         present
@@ -117,7 +145,12 @@ impl Tables {
 
     /// Bytes of the mapped slices.
     pub fn bytes(&self) -> u64 {
-        self.slices.iter().flatten().map(|m| 2 * m.entries()).sum()
+        self.slices
+            .iter()
+            .flatten()
+            .filter(|f| !f.has_failed())
+            .map(|f| 2 * f.entries())
+            .sum()
     }
 
     /// The value of `position` if its slice is here, at its clock.
@@ -125,41 +158,62 @@ impl Tables {
     pub fn probe<G: Game>(&self, position: &G) -> Option<Probe> {
         // Counting the men first: most positions of a search have more
         // than any table.
-        let mapped = self.slice(position.table_slice()?)?;
+        let opened = self.slice(position.table_slice()?)?;
         let key = position.table_key()?;
         if key.variant != self.variant {
             return None;
         }
-        let entry = mapped.entry(key.index);
-        Some(entry.value(mapped.header.timeout, plies_left(position)))
+        let entry = opened.entry(key.index)?;
+        Some(entry.value(opened.header.timeout, plies_left(position)))
     }
 }
 
-type Cache = HashMap<(PathBuf, String, String), Arc<Tables>>;
+/// The shared tables of a folder and ruleset, and the problems found when
+/// they were opened, not reported yet.
+type Cache = HashMap<(PathBuf, String, String), (Arc<Tables>, Vec<FileError>)>;
 
 fn cache() -> &'static Mutex<Cache> {
     static CACHE: OnceLock<Mutex<Cache>> = OnceLock::new();
     CACHE.get_or_init(|| Mutex::new(HashMap::new()))
 }
 
-/// The tables of a ruleset in `dir`, mapped once per process and shared;
-/// files that cannot be used are logged and left out.
-pub fn shared(dir: &Path, game: &str, variant: &str) -> Arc<Tables> {
-    let key = (dir.to_path_buf(), game.to_string(), variant.to_string());
+/// The tables of a ruleset in `dir`, opened once per process and shared;
+/// files that cannot be used are left out, and [`news`] says which.
+pub fn shared(dir: &Path, expected: &Expected) -> Arc<Tables> {
+    let key = (
+        dir.to_path_buf(),
+        expected.game.to_string(),
+        expected.variant.to_string(),
+    );
     let mut cache = cache().lock().unwrap_or_else(|e| e.into_inner());
     cache
         .entry(key)
         .or_insert_with(|| {
-            let (tables, problems) = Tables::open_with(dir, game, variant, Check::Header);
-            for problem in problems {
-                log::warn!("endgame table left out: {problem}");
+            let (tables, problems) = Tables::open_with(dir, expected, Check::Header);
+            for problem in &problems {
+                log::info!("endgame table left out: {problem}");
             }
-            Arc::new(tables)
+            (Arc::new(tables), problems)
         })
+        .0
         .clone()
 }
 
-/// Forgets the shared tables of `dir`, so that the next use maps what a
+/// What is wrong with the shared tables of `tables`' folder and ruleset
+/// that has not been said yet: files left out when they were opened, and
+/// files that failed a check since. Each problem is returned once.
+pub fn news(tables: &Tables) -> Vec<FileError> {
+    let mut said = tables.take_problems();
+    let mut cache = cache().lock().unwrap_or_else(|e| e.into_inner());
+    for ((_, game, variant), (shared, problems)) in cache.iter_mut() {
+        if game == &tables.game && variant == &tables.variant && shared.folder == tables.folder {
+            said.append(problems);
+        }
+    }
+    said
+}
+
+/// Forgets the shared tables of `dir`, so that the next use opens what a
 /// build has written since.
 pub fn forget(dir: &Path) {
     let mut cache = cache().lock().unwrap_or_else(|e| e.into_inner());

@@ -30,7 +30,7 @@ use std::time::Instant;
 use menagerie_rules::game::endgame::{Endgame, Slice};
 use menagerie_rules::game::Game;
 
-use crate::file::{self, FileError, Header, Mapped};
+use crate::file::{self, Check, Expected, FileError, Header, SliceFile};
 use crate::probe::Tables;
 use crate::value::{Entry, Wdl, NEVER};
 
@@ -65,6 +65,16 @@ impl Progress {
     }
 }
 
+/// What a build says as it goes.
+#[derive(Debug)]
+pub enum Event<'a> {
+    Progress(&'a Progress),
+    /// A file that cannot be used, which the build replaces.
+    Replacing(&'a FileError),
+    /// A format 1 file rewritten in format 2.
+    Converted(&'a Path),
+}
+
 /// A slice built or found.
 #[derive(Clone, Debug, PartialEq)]
 pub struct Built {
@@ -85,6 +95,17 @@ pub enum BuildError {
     /// Building `only` needs a smaller slice that is not built.
     Missing(Slice),
     File(FileError),
+    /// The files of the build need more disk than is free.
+    Disk {
+        needed: u64,
+        free: u64,
+    },
+    /// The memory a slice needs is more than the process may use.
+    Memory {
+        slice: Slice,
+        needed: u64,
+        room: menagerie_os::memory::Headroom,
+    },
     Stopped,
 }
 
@@ -95,6 +116,21 @@ impl std::fmt::Display for BuildError {
             BuildError::NoSuchSlice(s) => write!(f, "no slice {s} in this game"),
             BuildError::Missing(s) => write!(f, "slice {s} must be built first"),
             BuildError::File(e) => write!(f, "{e}"),
+            BuildError::Memory {
+                slice,
+                needed,
+                room,
+            } => write!(
+                f,
+                "slice {slice} and its mirror need about {} MiB to build, and {room} (a tenth of which is kept spare)",
+                needed >> 20
+            ),
+            BuildError::Disk { needed, free } => write!(
+                f,
+                "the tables asked for need about {} MiB of disk, and {} MiB is free",
+                needed >> 20,
+                free >> 20
+            ),
             BuildError::Stopped => {
                 f.write_str("stopped (built slices are kept; run again to resume)")
             }
@@ -154,10 +190,10 @@ pub fn build<G: Game>(
     rules: &G::Rules,
     request: &Request,
     stop: &AtomicBool,
-    progress: &mut dyn FnMut(&Progress),
+    say: &mut dyn FnMut(Event),
 ) -> Result<Vec<Built>, BuildError> {
     let endgame = G::endgame().ok_or(BuildError::NoTables)?;
-    let variant = (endgame.variant)(rules);
+    let expected = Expected::of::<G>(rules).ok_or(BuildError::NoTables)?;
     let wanted = match request.only {
         Some(slice) => {
             let pair = if slice.mover >= slice.other {
@@ -165,20 +201,69 @@ pub fn build<G: Game>(
             } else {
                 slice.swapped()
             };
-            if (endgame.slice_size)(pair) == 0 || pair.other == 0 {
+            if pair.other == 0 || pair.mover > endgame.max_side || (endgame.slice_size)(pair) == 0 {
                 return Err(BuildError::NoSuchSlice(slice));
             }
             vec![pair]
         }
         None => pairs(endgame.max_side, request.men),
     };
-    let (mut tables, _) = Tables::open(request.dir, G::ID, variant);
-    file::remove_orphans(&tables.folder);
+    // The folder must take files before any work.
+    let folder = file::folder(request.dir, G::ID, expected.variant);
+    file::check_writable(&folder)?;
+    file::remove_orphans(&folder);
+    let (mut tables, problems) = Tables::open(request.dir, &expected);
+    for problem in problems {
+        let converted = match &problem {
+            FileError::OldFormat(path) => slice_of(path).and_then(|slice| {
+                file::convert_v1(path, &expected, slice).ok()?;
+                SliceFile::open(path, &expected, slice, Check::Checksum).ok()
+            }),
+            _ => None,
+        };
+        match converted {
+            Some(opened) => {
+                say(Event::Converted(&opened.path));
+                tables.insert(opened);
+            }
+            None => say(Event::Replacing(&problem)),
+        }
+    }
+    // Everything else that could refuse the build, before any work: each
+    // pair still to build must fit in memory, and their files on disk.
+    let to_build: Vec<Slice> = wanted
+        .iter()
+        .copied()
+        .filter(|&p| members(p).iter().any(|&s| tables.slice(s).is_none()))
+        .collect();
+    for &pair in &to_build {
+        let needed = memory_needed(&endgame, pair);
+        if let Err(room) = menagerie_os::memory::check(needed) {
+            return Err(BuildError::Memory {
+                slice: pair,
+                needed,
+                room,
+            });
+        }
+    }
+    let to_write: u64 = to_build
+        .iter()
+        .flat_map(|&p| members(p))
+        .map(|s| file::length(expected.entries(s)))
+        .fold(0, u64::saturating_add);
+    if let Some(free) = menagerie_os::disk::free_bytes(&folder) {
+        if to_write > free {
+            return Err(BuildError::Disk {
+                needed: to_write,
+                free,
+            });
+        }
+    }
     let total: u64 = wanted
         .iter()
         .flat_map(|&p| members(p))
         .map(|s| (endgame.slice_size)(s))
-        .sum();
+        .fold(0, u64::saturating_add);
     let started = Instant::now();
     let mut done_before = 0;
     let mut results = Vec::new();
@@ -203,12 +288,12 @@ pub fn build<G: Game>(
         }
         let pair_started = Instant::now();
         let mut report = |done: u64| {
-            progress(&Progress {
+            say(Event::Progress(&Progress {
                 slice: pair,
                 done: done_before + done.min(positions),
                 total,
                 seconds: started.elapsed().as_secs_f64(),
-            })
+            }))
         };
         let entries = solve_pair(
             &endgame,
@@ -218,12 +303,17 @@ pub fn build<G: Game>(
             request.threads,
             stop,
             &mut report,
-        )?;
-        for (slice, (entries, timeout)) in slices.iter().zip(entries) {
+        );
+        // A smaller table that failed a check while it was read: the
+        // build cannot be trusted, and that file must be rebuilt.
+        if let Some(problem) = tables.take_problems().into_iter().next() {
+            return Err(BuildError::File(problem));
+        }
+        for (slice, (entries, timeout)) in slices.iter().zip(entries?) {
             let path = file::slice_path(&tables.folder, *slice);
             let header = Header {
                 game: G::ID.to_string(),
-                variant: variant.to_string(),
+                variant: expected.variant.to_string(),
                 slice: *slice,
                 timeout,
                 entries: 0,
@@ -231,7 +321,7 @@ pub fn build<G: Game>(
                 limit: G::NO_PROGRESS_LIMIT,
             };
             file::write(&path, &header, &entries)?;
-            tables.insert(Mapped::open(&path, G::ID, variant, *slice)?);
+            tables.insert(SliceFile::open(&path, &expected, *slice, Check::Header)?);
         }
         done_before += positions;
         results.push(Built {
@@ -242,6 +332,46 @@ pub fn build<G: Game>(
         });
     }
     Ok(results)
+}
+
+/// `len` copies of `value` for building `pair`, or the memory error
+/// instead of an abort.
+fn filled<T: Clone>(len: usize, value: T, pair: Slice) -> Result<Vec<T>, BuildError> {
+    let mut v = Vec::new();
+    if v.try_reserve_exact(len).is_err() {
+        return Err(BuildError::Memory {
+            slice: pair,
+            needed: (len * std::mem::size_of::<T>()) as u64,
+            room: menagerie_os::memory::headroom().unwrap_or(menagerie_os::memory::Headroom {
+                bytes: 0,
+                source: menagerie_os::memory::Source::Machine,
+            }),
+        });
+    }
+    v.resize(len, value);
+    Ok(v)
+}
+
+/// The slice a file's name gives (`4v3.mtb`).
+fn slice_of(path: &Path) -> Option<Slice> {
+    let stem = path.file_stem()?.to_str()?;
+    let (mover, other) = stem.split_once('v')?;
+    Some(Slice::new(mover.parse().ok()?, other.parse().ok()?))
+}
+
+/// Bytes a pair takes to build at its peak: per position a class (2
+/// bytes), the entries written (2), and for each result level walked a
+/// threshold and a counter per role (4 per level, two levels), and the
+/// walk's two queues of positions (8 bytes a node, at most every node
+/// of a role at once); with a tenth more for the rest.
+pub fn memory_needed<G: Game>(endgame: &Endgame<G>, pair: Slice) -> u64 {
+    let positions: u64 = members(pair)
+        .iter()
+        .map(|&s| (endgame.slice_size)(s))
+        .fold(0u64, u64::saturating_add);
+    let per_position: u64 = 2 + 2 + 2 * 4 + 2 * 8;
+    let bytes = positions.saturating_mul(per_position);
+    bytes.saturating_add(bytes / 10)
 }
 
 /// What the rules and the smaller tables say of a position before any
@@ -293,14 +423,16 @@ fn after_capture<G: Game>(tables: &Tables, position: &G) -> Option<Wdl> {
     tables.probe(position).map(|p| p.wdl)
 }
 
+/// The position's class; `None` if a smaller table that should hold a
+/// capture's position could not give it (a file that failed a check).
 fn classify<G: Game>(
     position: &G,
     tables: &Tables,
     moves: &mut Vec<G::Move>,
     keys: &mut Vec<(Slice, u64)>,
-) -> Class {
+) -> Option<Class> {
     if let Some(outcome) = position.outcome() {
-        return Class::decided(Wdl::of_outcome(outcome, position));
+        return Some(Class::decided(Wdl::of_outcome(outcome, position)));
     }
     moves.clear();
     position.generate(moves);
@@ -310,9 +442,7 @@ fn classify<G: Game>(
         let mut child = position.clone();
         child.play(mv);
         if position.is_capture(mv) {
-            let value = after_capture(tables, &child)
-                .expect("the smaller tables hold every capture's position")
-                .flipped();
+            let value = after_capture(tables, &child)?.flipped();
             best = best.max(Some(value));
         } else {
             let key = child
@@ -323,7 +453,7 @@ fn classify<G: Game>(
     }
     keys.sort_unstable();
     keys.dedup();
-    Class::playable(best, keys.len())
+    Some(Class::playable(best, keys.len()))
 }
 
 /// A node of the walk: slice `k` of the pair (0 or 1), role `rho` (0: the
@@ -364,7 +494,7 @@ fn solve_pair<G: Game>(
     let mut classes: Vec<Vec<Class>> = Vec::new();
     let mut timeouts = Vec::new();
     for (&slice, &size) in slices.iter().zip(&sizes) {
-        let mut class = vec![Class::INVALID; size as usize];
+        let mut class = filled(size as usize, Class::INVALID, pair)?;
         let threads = threads.max(1);
         let chunk = (size as usize).div_ceil(threads).max(1);
         std::thread::scope(|scope| {
@@ -379,7 +509,11 @@ fn solve_pair<G: Game>(
                         }
                         let index = (c * chunk + j) as u64;
                         if let Some(p) = (endgame.position)(rules, slice, index) {
-                            *out = classify(&p, tables, &mut moves, &mut keys);
+                            match classify(&p, tables, &mut moves, &mut keys) {
+                                Some(class) => *out = class,
+                                // The caller finds why in the tables.
+                                None => return,
+                            }
                         }
                         if j % 4096 == 4095 {
                             done.fetch_add(4096, Ordering::Relaxed);
@@ -392,7 +526,9 @@ fn solve_pair<G: Game>(
                 std::thread::sleep(std::time::Duration::from_millis(5));
             }
         });
-        if stop.load(Ordering::Relaxed) {
+        // A smaller table that failed a check stopped the classifying; the
+        // caller names the file.
+        if stop.load(Ordering::Relaxed) || tables.any_failed() {
             return Err(BuildError::Stopped);
         }
         let sample = (0..size)
@@ -483,8 +619,8 @@ fn walk<G: Game>(
                 continue;
             }
             let size = sizes[k] as usize;
-            let mut t = vec![NEVER; size];
-            let mut counter = vec![0u8; size];
+            let mut t = filled(size, NEVER, pair)?;
+            let mut counter = filled(size, 0u8, pair)?;
             for i in 0..size {
                 let class = classes[k][i];
                 if !class.is_valid() {

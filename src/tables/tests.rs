@@ -44,8 +44,8 @@ fn build_to(rules: &AwRules, dir: &PathBuf, men: u32) -> Tables {
         threads: 2,
     };
     build::<Awithlaknannai>(rules, &request, &AtomicBool::new(false), &mut |_| {}).expect("build");
-    let variant = (Awithlaknannai::endgame().unwrap().variant)(rules);
-    let (tables, problems) = Tables::open(dir, Awithlaknannai::ID, variant);
+    let expected = crate::file::Expected::of::<Awithlaknannai>(rules).unwrap();
+    let (tables, problems) = Tables::open(dir, &expected);
     assert!(problems.is_empty());
     tables
 }

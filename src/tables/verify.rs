@@ -13,8 +13,38 @@ use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use menagerie_rules::game::endgame::Slice;
 use menagerie_rules::game::Game;
 
+use crate::file::FileError;
 use crate::probe::Tables;
 use crate::value::{Probe, Wdl};
+
+/// Why a verification has no report.
+#[derive(Debug)]
+pub enum Unverified {
+    Stopped,
+    /// A file the slice reads failed a check while it was read.
+    File(FileError),
+}
+
+impl std::fmt::Display for Unverified {
+    fn fmt(&self, f: &mut std::fmt::Formatter) -> std::fmt::Result {
+        match self {
+            Unverified::Stopped => f.write_str("stopped"),
+            Unverified::File(e) => write!(f, "{e}"),
+        }
+    }
+}
+
+impl std::error::Error for Unverified {}
+
+/// A value as a verification report words it.
+fn worded(value: Option<Wdl>) -> &'static str {
+    match value {
+        Some(Wdl::Win) => "a win",
+        Some(Wdl::Draw) => "a draw",
+        Some(Wdl::Loss) => "a loss",
+        None => "nothing",
+    }
+}
 
 /// What a verification found.
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
@@ -28,18 +58,17 @@ pub struct Report {
 }
 
 /// Checks every position of `slice` (which `tables` must hold, with the
-/// slices its captures lead into), on `threads` threads; `None` if
-/// stopped.
+/// slices its captures lead into), on `threads` threads.
 pub fn verify_slice<G: Game>(
     rules: &G::Rules,
     tables: &Tables,
     slice: Slice,
     threads: usize,
     stop: &AtomicBool,
-) -> Option<Report> {
-    let endgame = G::endgame()?;
-    let mapped = tables.slice(slice)?;
-    let size = mapped.entries();
+) -> Result<Report, Unverified> {
+    let endgame = G::endgame().ok_or(Unverified::Stopped)?;
+    let opened = tables.slice(slice).ok_or(Unverified::Stopped)?;
+    let size = opened.entries();
     let threads = threads.max(1) as u64;
     let next = AtomicU64::new(0);
     const BLOCK: u64 = 1024;
@@ -72,8 +101,11 @@ pub fn verify_slice<G: Game>(
             .map(|w| w.join().expect("a verifier thread"))
             .collect()
     });
+    if let Some(problem) = tables.take_problems().into_iter().next() {
+        return Err(Unverified::File(problem));
+    }
     if stop.load(Ordering::Relaxed) {
-        return None;
+        return Err(Unverified::Stopped);
     }
     let mut total = Report::default();
     for r in reports {
@@ -83,7 +115,7 @@ pub fn verify_slice<G: Game>(
         total.examples.extend(r.examples);
     }
     total.examples.truncate(10);
-    Some(total)
+    Ok(total)
 }
 
 /// The value of `position` (clock as given) from its successors and the
@@ -121,7 +153,9 @@ fn check<G: Game>(position: &G, tables: &Tables, moves: &mut Vec<G::Move>, repor
             report.mismatches += 1;
             if report.examples.len() < 10 {
                 report.examples.push(format!(
-                    "{at_clock}: the table says {stored:?}, its successors {derived:?}"
+                    "{at_clock}: the table says {}, its moves give {}",
+                    stored.map_or("nothing".to_string(), |p| p.to_string()),
+                    worded(derived)
                 ));
             }
         }

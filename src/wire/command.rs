@@ -130,8 +130,11 @@ pub enum Command {
         moves: Vec<String>,
     },
     Go(GoParams),
+    /// `perft N`, or `go perft N` (`via_go`): a refused `go perft` ends
+    /// with `bestmove (none)`, as every refused `go` does.
     Perft {
         depth: u32,
+        via_go: bool,
     },
     Stop,
     Quit,
@@ -404,7 +407,10 @@ fn first_commands(input: &str) -> Res<'_, Command> {
         arm("go", go),
         arm(
             "perft",
-            map(terminated(depth_arg, end), |depth| Command::Perft { depth }),
+            map(terminated(depth_arg, end), |depth| Command::Perft {
+                depth,
+                via_go: false,
+            }),
         ),
         bare("stop", Command::Stop),
         bare("quit", Command::Quit),
@@ -664,7 +670,13 @@ fn go_param(input: &str) -> Res<'_, GoParam> {
 fn go(input: &str) -> Res<'_, Command> {
     if let Ok((rest, _)) = preceded(multispace1, keyword("perft")).parse(input) {
         let (input, depth) = cut(terminated(depth_arg, end)).parse(rest)?;
-        return Ok((input, Command::Perft { depth }));
+        return Ok((
+            input,
+            Command::Perft {
+                depth,
+                via_go: true,
+            },
+        ));
     }
     let start = input;
     let (input, list) = many0(preceded(multispace1, go_param)).parse(input)?;
@@ -831,6 +843,7 @@ impl Command {
             Command::Position { .. } => "position",
             Command::Move { .. } => "move",
             Command::Go(_) => "go",
+            Command::Perft { via_go: true, .. } => "go",
             Command::Perft { .. } => "perft",
             Command::Stop => "stop",
             Command::Quit => "quit",
@@ -875,7 +888,14 @@ impl fmt::Display for Command {
             }
             Command::Move { moves } => write!(f, "move {}", list(moves)),
             Command::Go(params) => params.fmt(f),
-            Command::Perft { depth } => write!(f, "perft {depth}"),
+            Command::Perft {
+                depth,
+                via_go: false,
+            } => write!(f, "perft {depth}"),
+            Command::Perft {
+                depth,
+                via_go: true,
+            } => write!(f, "go perft {depth}"),
             Command::Stop => f.write_str("stop"),
             Command::Quit => f.write_str("quit"),
             Command::Display => f.write_str("d"),
@@ -978,7 +998,13 @@ mod tests {
         assert_eq!(p.wtime, Some(0));
         assert_eq!(p.btime, Some(100));
         assert!(p.infinite);
-        assert_eq!(parse("go perft 4"), Command::Perft { depth: 4 });
+        assert_eq!(
+            parse("go perft 4"),
+            Command::Perft {
+                depth: 4,
+                via_go: true
+            }
+        );
     }
 
     #[test]

@@ -259,3 +259,20 @@ pub fn peak_kib(pid: u32) -> u64 {
         .and_then(|v| v.parse().ok())
         .unwrap_or(0)
 }
+
+/// Runs `menagerie` with `args` on its command line; its exit status and
+/// stdout (asserting no panic).
+pub fn cli(args: &[&str]) -> (Option<i32>, String) {
+    let output = Command::cargo_bin("menagerie")
+        .unwrap()
+        .args(args)
+        .timeout(std::time::Duration::from_secs(120))
+        .output()
+        .unwrap();
+    let stderr = String::from_utf8_lossy(&output.stderr);
+    assert!(!stderr.contains("panicked"), "{stderr}");
+    (
+        output.status.code(),
+        String::from_utf8(output.stdout).unwrap(),
+    )
+}

@@ -72,7 +72,10 @@ impl Engine {
                         return seen;
                     }
                 }
-                Err(_) => panic!("no awaited line within {HANG:?}; last lines: {:?}", tail(&seen)),
+                Err(_) => panic!(
+                    "no awaited line within {HANG:?}; last lines: {:?}",
+                    tail(&seen)
+                ),
             }
         }
     }
@@ -194,8 +197,10 @@ fn read_only_commands_flooding_a_search_are_all_answered_during_it_then_stop_get
                 let peak = engine.peak_kib();
                 engine.send("stop\nquit\n");
                 let after = engine.rest();
-                let bestmoves: Vec<&String> =
-                    after.iter().filter(|l| l.starts_with("bestmove ")).collect();
+                let bestmoves: Vec<&String> = after
+                    .iter()
+                    .filter(|l| l.starts_with("bestmove "))
+                    .collect();
                 assert_eq!(bestmoves.len(), 1, "{}: {:?}", command.line, tail(&after));
                 assert_ne!(bestmoves[0], "bestmove (none)");
                 assert!(engine.wait().success());
@@ -244,7 +249,9 @@ const STATE: &[State] = &[
     State {
         line: "perft 1",
         refusal: "info string error: perft: refused",
-        answer: Some(|l| l.starts_with("Nodes searched: ") || l.starts_with("info string perft stopped")),
+        answer: Some(|l| {
+            l.starts_with("Nodes searched: ") || l.starts_with("info string perft stopped")
+        }),
     },
     State {
         line: "roll",
@@ -339,14 +346,28 @@ fn isready_and_stop_overtake_a_full_queue_behind_a_search() {
     eprintln!("readyok {latency:?} after isready, behind {WAITING_BOUND} waiting lines");
     // The search still runs (only `stop` ends it), and what waits is not
     // answered before it: readyok overtook it all.
-    assert!(!before.iter().any(|l| l.starts_with("bestmove") || l.starts_with("Status:")));
+    assert!(!before
+        .iter()
+        .any(|l| l.starts_with("bestmove") || l.starts_with("Status:")));
     engine.send("stop\n");
     let after = engine.rest_after_quit();
-    assert_eq!(after.iter().filter(|l| l.starts_with("bestmove ")).count(), 1);
+    assert_eq!(
+        after.iter().filter(|l| l.starts_with("bestmove ")).count(),
+        1
+    );
     // Each `d` shows the position the `position` lines before it set.
-    let shown: Vec<&String> = after.iter().filter(|l| l.starts_with("Notation: ")).collect();
+    let shown: Vec<&String> = after
+        .iter()
+        .filter(|l| l.starts_with("Notation: "))
+        .collect();
     assert_eq!(shown.len(), WAITING_BOUND / 2);
-    assert!(shown.iter().all(|l| l.as_str() != "Notation: 2gel/3ge/E3g/GE3/LGE2 r 0"), "{:?}", shown[0]);
+    assert!(
+        shown
+            .iter()
+            .all(|l| l.as_str() != "Notation: 2gel/3ge/E3g/GE3/LGE2 r 0"),
+        "{:?}",
+        shown[0]
+    );
 }
 
 impl Engine {
@@ -364,13 +385,24 @@ fn a_read_only_command_is_answered_during_a_search_about_the_position_it_started
     let mut engine = searching();
     engine.send("d\nlegal\nquery status\n");
     let during = engine.until(|l| l.starts_with("response "));
-    assert!(during.iter().any(|l| l == "Notation: 2gel/3ge/E3g/GE3/LGE2 r 0"), "{during:?}");
+    assert!(
+        during
+            .iter()
+            .any(|l| l == "Notation: 2gel/3ge/E3g/GE3/LGE2 r 0"),
+        "{during:?}"
+    );
     assert!(!during.iter().any(|l| l.starts_with("bestmove")));
     // Behind a state command, a read-only one keeps its place after it.
     engine.send("position startpos moves c1d2\nd\nstop\n");
     let after = engine.rest_after_quit();
-    let bestmove = after.iter().position(|l| l.starts_with("bestmove ")).unwrap();
-    let notation = after.iter().position(|l| l.starts_with("Notation: ")).unwrap();
+    let bestmove = after
+        .iter()
+        .position(|l| l.starts_with("bestmove "))
+        .unwrap();
+    let notation = after
+        .iter()
+        .position(|l| l.starts_with("Notation: "))
+        .unwrap();
     assert!(bestmove < notation, "{after:?}");
     assert_ne!(after[notation], "Notation: 2gel/3ge/E3g/GE3/LGE2 r 0");
 }
@@ -395,7 +427,12 @@ fn stop_reaches_the_running_search_and_every_search_waiting_before_it() {
         }
     }
     // The search after the stop reached its depth.
-    assert!(depths.iter().any(|&(after, depth)| after == 3 && depth == 2), "{depths:?}");
+    assert!(
+        depths
+            .iter()
+            .any(|&(after, depth)| after == 3 && depth == 2),
+        "{depths:?}"
+    );
     let rest = engine.rest_after_quit();
     assert!(!rest.iter().any(|l| l.starts_with("bestmove")), "{rest:?}");
 }
@@ -428,6 +465,11 @@ fn long_lines_behind_a_search_are_bounded_in_bytes_too() {
         .filter(|l| l.starts_with("info string error: position: ") && !l.contains("refused"))
         .count();
     let kept = (4 << 20) / line.len();
-    assert_eq!((refused, rejected), (count - kept, kept), "{:?}", tail(&out));
+    assert_eq!(
+        (refused, rejected),
+        (count - kept, kept),
+        "{:?}",
+        tail(&out)
+    );
     assert_eq!(out.iter().filter(|l| l.starts_with("bestmove ")).count(), 1);
 }

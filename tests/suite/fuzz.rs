@@ -136,11 +136,14 @@ proptest! {
             .iter()
             .filter_map(|l| l.split_whitespace().next())
             .collect();
-        // Every go got exactly one bestmove (`go perft N` is perft).
+        // Every go got exactly one bestmove (`go perft N` is perft, unless
+        // it is refused).
         let gos = until_quit
             .iter()
             .filter(|l| l.split_whitespace().next() == Some("go"))
-            .filter(|l| !matches!(parse_line(l), Ok(Some(Command::Perft { .. }))))
+            .filter(|l| {
+                !matches!(parse_line(l), Ok(Some(Command::Perft { depth, .. })) if depth <= 1000)
+            })
             .count();
         let bestmoves = out.lines().filter(|l| l.starts_with("bestmove ")).count();
         prop_assert_eq!(gos, bestmoves, "lines {:?}\n{}", lines, out);
@@ -175,4 +178,28 @@ fn random_bytes_through_the_binary() {
         assert_eq!(out.status.code(), Some(0));
         assert!(!String::from_utf8_lossy(&out.stderr).contains("panicked"));
     }
+}
+
+#[test]
+fn the_long_fuzzer_keeps_every_promise_on_a_short_run() {
+    // tools/fuzz.sh runs the same for an hour.
+    let fuzzer = crate::common::example("fuzz_engine");
+    let out = std::process::Command::new(fuzzer)
+        .args([
+            "--sessions",
+            "40",
+            "--seed",
+            "7",
+            "--engine",
+            env!("CARGO_BIN_EXE_menagerie"),
+        ])
+        .output()
+        .unwrap();
+    assert!(
+        out.status.success(),
+        "{}{}",
+        String::from_utf8_lossy(&out.stdout),
+        String::from_utf8_lossy(&out.stderr)
+    );
+    assert!(String::from_utf8_lossy(&out.stdout).contains("40 sessions"));
 }

@@ -289,7 +289,8 @@ fn oversized_slow_and_malformed_requests_are_bounded() {
         let mut idle = TcpStream::connect(("127.0.0.1", port)).unwrap();
         // Far past the server's 500 ms: a read that times out here was
         // held open; the server's close ends it with the end of stream.
-        idle.set_read_timeout(Some(Duration::from_secs(60))).unwrap();
+        idle.set_read_timeout(Some(Duration::from_secs(60)))
+            .unwrap();
         idle.write_all(partial).unwrap();
         let mut buf = Vec::new();
         assert!(idle.read_to_end(&mut buf).is_ok(), "held open");
@@ -928,27 +929,9 @@ fn open_socket(
 /// control frames skipped; `None` at a close frame or the end.
 fn next_message(stream: &mut TcpStream) -> Option<String> {
     loop {
-        let mut header = [0u8; 2];
-        stream.read_exact(&mut header).ok()?;
-        let opcode = header[0] & 0x0f;
-        let length = match header[1] & 0x7f {
-            126 => {
-                let mut n = [0u8; 2];
-                stream.read_exact(&mut n).ok()?;
-                u16::from_be_bytes(n) as usize
-            }
-            127 => {
-                let mut n = [0u8; 8];
-                stream.read_exact(&mut n).ok()?;
-                u64::from_be_bytes(n) as usize
-            }
-            n => n as usize,
-        };
-        let mut payload = vec![0u8; length];
-        stream.read_exact(&mut payload).ok()?;
-        match opcode {
-            1 => return Some(String::from_utf8(payload).unwrap()),
-            8 => return None,
+        match server_frame(stream)? {
+            (1, payload) => return Some(String::from_utf8(payload).unwrap()),
+            (8, _) => return None,
             _ => continue,
         }
     }
@@ -1028,4 +1011,88 @@ fn a_stopped_engine_ends_the_socket_with_its_exit() {
     }
     let exit = exit.expect("an exit event");
     assert!(exit["data"].as_str().unwrap().contains('3'), "{exit}");
+}
+
+/// A client's WebSocket frame (masked, as RFC 6455 asks of clients).
+fn client_frame(opcode: u8, payload: &[u8]) -> Vec<u8> {
+    let mut frame = vec![0x80 | opcode];
+    match payload.len() {
+        n if n < 126 => frame.push(0x80 | n as u8),
+        n if n < 65536 => {
+            frame.push(0x80 | 126);
+            frame.extend_from_slice(&(n as u16).to_be_bytes());
+        }
+        n => {
+            frame.push(0x80 | 127);
+            frame.extend_from_slice(&(n as u64).to_be_bytes());
+        }
+    }
+    let mask = [0x37, 0xfa, 0x21, 0x3d];
+    frame.extend_from_slice(&mask);
+    frame.extend(payload.iter().enumerate().map(|(i, b)| b ^ mask[i % 4]));
+    frame
+}
+
+/// The next frame the server sends: its opcode and payload; `None` at
+/// the end of the stream.
+fn server_frame(stream: &mut TcpStream) -> Option<(u8, Vec<u8>)> {
+    let mut header = [0u8; 2];
+    stream.read_exact(&mut header).ok()?;
+    let length = match header[1] & 0x7f {
+        126 => {
+            let mut n = [0u8; 2];
+            stream.read_exact(&mut n).ok()?;
+            u16::from_be_bytes(n) as usize
+        }
+        127 => {
+            let mut n = [0u8; 8];
+            stream.read_exact(&mut n).ok()?;
+            u64::from_be_bytes(n) as usize
+        }
+        n => n as usize,
+    };
+    let mut payload = vec![0u8; length];
+    stream.read_exact(&mut payload).ok()?;
+    Some((header[0] & 0x0f, payload))
+}
+
+#[test]
+fn the_event_socket_answers_pings_and_closes_and_bounds_what_the_client_sends() {
+    let server = start();
+    let id = session(&server);
+    let origin = format!("http://127.0.0.1:{}", server.port);
+    // A ping gets a pong with its payload (the engine's lines may come
+    // first); a close gets a close, then the end of the stream.
+    let (status, socket) = open_socket(&server, &id, "from=0", &origin);
+    let mut socket = socket.unwrap_or_else(|| panic!("not upgraded: {status}"));
+    socket
+        .write_all(&client_frame(0x9, b"are you there"))
+        .unwrap();
+    let pong = std::iter::from_fn(|| server_frame(&mut socket))
+        .find(|(opcode, _)| *opcode == 0xA)
+        .expect("a pong");
+    assert_eq!(pong.1, b"are you there");
+    socket
+        .write_all(&client_frame(0x8, &1000u16.to_be_bytes()))
+        .unwrap();
+    let close = std::iter::from_fn(|| server_frame(&mut socket))
+        .find(|(opcode, _)| *opcode == 0x8)
+        .expect("a close in answer");
+    assert!(close.1.is_empty() || close.1.starts_with(&1000u16.to_be_bytes()));
+    assert!(
+        server_frame(&mut socket).is_none(),
+        "the stream ends after the close"
+    );
+    // A message past the limit ends the connection, without holding it.
+    let (status, socket) = open_socket(&server, &id, "from=0", &origin);
+    let mut socket = socket.unwrap_or_else(|| panic!("not upgraded: {status}"));
+    let _ = socket.write_all(&client_frame(0x2, &vec![7u8; 1 << 20]));
+    // Lines and a close may come first; then the stream ends.
+    while let Some((opcode, _)) = server_frame(&mut socket) {
+        assert!(opcode != 0xA, "the oversized message was read as a ping");
+    }
+    // The server goes on serving.
+    assert!(request(&server, "GET", "/api/config", "", None)
+        .0
+        .contains("200"));
 }

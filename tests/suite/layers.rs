@@ -86,8 +86,11 @@ const LAYERS: &[(&str, &[&str])] = &[
     ("menagerie-os", &[]),
     ("menagerie-wire", &["menagerie-rules"]),
     // Endgame tables: the rules' positions, built and probed; no search.
-    ("menagerie-tables", &["menagerie-rules"]),
-    ("menagerie-search", &["menagerie-rules", "menagerie-tables"]),
+    ("menagerie-tables", &["menagerie-rules", "menagerie-os"]),
+    (
+        "menagerie-search",
+        &["menagerie-rules", "menagerie-tables", "menagerie-os"],
+    ),
     (
         "menagerie-engine",
         &[

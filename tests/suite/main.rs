@@ -31,4 +31,5 @@ mod safari;
 mod shards;
 mod solver;
 mod sprt;
+mod table_files;
 mod tables;

@@ -279,7 +279,10 @@ pub fn positions(games: &[Entry]) -> Vec<Position> {
             lines.extend(setup);
             // Asked already stopped: only a game that cannot be solved says so.
             let stopped = std::sync::atomic::AtomicBool::new(true);
-            let solvable = !matches!(session.solve(&stopped, 1000), Err(Unsolved::NotSolvable));
+            let solvable = !matches!(
+                session.solve(&stopped, 1000, &mut menagerie_search::Silent),
+                Err(Unsolved::NotSolvable)
+            );
             positions.push(Position {
                 game: game.id.to_string(),
                 setup: lines,
@@ -533,8 +536,16 @@ fn perft_is_bounded_in_depth_stoppable_at_any_depth_and_costs_no_memory_up_front
             errors,
             [
                 "info string error: perft: depth 30000 is over the limit of 1000",
-                "info string error: perft: depth 4294967295 is over the limit of 1000"
+                "info string error: go: depth 4294967295 is over the limit of 1000"
             ],
+            "{out}"
+        );
+        // A refused `go perft` ends as every refused `go` does.
+        assert_eq!(
+            out.lines()
+                .filter(|l| l.starts_with("bestmove"))
+                .collect::<Vec<_>>(),
+            ["bestmove (none)"],
             "{out}"
         );
         // At the limit: it runs, without a stack overflow or a growing
@@ -597,11 +608,11 @@ fn quit_stops_long_work_in_every_state() {
             Some("Value: |info string solve stopped"),
         ),
         (&["newgame safari-dual", "go infinite"], Some("bestmove ")),
-        (&["newgame safari-dual", "perft 1000"], Some("info string perft stopped")),
         (
-            &["newgame am", "solve nodes 100000000000"],
-            Some("Value: "),
+            &["newgame safari-dual", "perft 1000"],
+            Some("info string perft stopped"),
         ),
+        (&["newgame am", "solve nodes 100000000000"], Some("Value: ")),
     ];
     for (lines, answer) in cases {
         let mut engine = crate::common::Live::start();

@@ -116,7 +116,11 @@ fn quit_ends_the_engine_in_every_state() {
     // The state, its lines, and how its work answers when cut short.
     let states: &[(&str, &[&str], &[&str])] = &[
         ("idle", &[], &[]),
-        ("go infinite", &["newgame safari-dual", "go infinite"], &["bestmove "]),
+        (
+            "go infinite",
+            &["newgame safari-dual", "go infinite"],
+            &["bestmove "],
+        ),
         (
             "skill 10 in kilkenny",
             &[

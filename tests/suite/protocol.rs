@@ -574,7 +574,7 @@ fn a_hash_size_the_machine_cannot_give_is_an_error_not_a_crash() {
 fn a_hash_larger_than_the_memory_available_is_refused_before_it_is_touched() {
     // Memory is handed over lazily, so without the check the allocation
     // would succeed and the process be killed once the search fills it.
-    let Some(available) = menagerie_search::memory::available_bytes() else {
+    let Some(available) = menagerie_os::memory::available_bytes() else {
         return;
     };
     // The table is a power of two of slots, so ask for one: 64 GiB.

@@ -62,8 +62,11 @@ mkdir -p "$dir/slurm"
 dir="$(cd "$dir" && pwd)"
 engine="$(cd "$(dirname "$engine")" && pwd)/$(basename "$engine")"
 # The engine refuses a bad game or ruleset before anything is submitted.
-"$engine" tables status "$game" "${rules[@]}" "dir=$dir" > /dev/null \
-    || usage "the engine refused: tables status $game ${rules[*]}"
+# The game and ruleset must be the engine's; damaged files are fine (the
+# jobs build them again), so only an error about the request itself stops.
+status_out=$("$engine" tables status "$game" "${rules[@]}" "dir=$dir" 2>&1) \
+    || grep -q "cannot be used (build again" <<< "$status_out" \
+    || usage "the engine refused: tables status $game ${rules[*]}: $(tail -1 <<< "$status_out")"
 
 common=(--parsable --cpus-per-task="$cpus" --ntasks=1 "${sbatch_extra[@]}")
 export TABLES_DIR="$dir" TABLES_ENGINE="$engine" TABLES_GAME="$game" TABLES_CPUS="$cpus"

@@ -1,29 +1,126 @@
-//! How much memory the process can still have, where the system says.
+//! How much more memory the process may use, and which limit says so.
 //!
-//! On Linux: the kernel's estimate of memory available for new work
-//! (`MemAvailable`), lowered to what the process's control groups still
-//! allow: its own group and every group above it (a limit is often set on
-//! a parent, such as a Slurm job's or a container's), in the memory
-//! hierarchy of cgroup v2 or v1. Elsewhere: unknown.
+//! On Linux, the least of: the kernel's estimate of memory available for
+//! new work (`MemAvailable`); what the process's control groups still
+//! allow (its own group and every group above it, where a Slurm job's or
+//! a container's limit often sits), in cgroup v2 or v1; and what its
+//! resource limits leave (`ulimit -v`, the address space, and `ulimit -d`,
+//! the data segment), against what it already uses. Elsewhere: unknown.
+//!
+//! Long work asks this before it allocates, so that a request the process
+//! cannot hold is refused with the figure and its source instead of
+//! ending in an abort or an OOM kill.
 
+use std::fmt;
 use std::fs;
 use std::path::{Path, PathBuf};
 
 /// Where control group file systems are mounted.
 const CGROUP_ROOT: &str = "/sys/fs/cgroup";
 
+/// What bounds the memory the process may still use.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Source {
+    /// The machine's available memory.
+    Machine,
+    /// A memory control group (a container's, a Slurm job's).
+    ControlGroup,
+    /// The address-space limit (`ulimit -v`, RLIMIT_AS).
+    AddressSpace,
+    /// The data-segment limit (`ulimit -d`, RLIMIT_DATA).
+    DataSegment,
+}
+
+impl fmt::Display for Source {
+    fn fmt(&self, f: &mut fmt::Formatter) -> fmt::Result {
+        f.write_str(match self {
+            Source::Machine => "of memory is available on this machine",
+            Source::ControlGroup => "is left under the memory limit of the process's control group",
+            Source::AddressSpace => "is left under the process's address-space limit (ulimit -v)",
+            Source::DataSegment => "is left under the process's data-segment limit (ulimit -d)",
+        })
+    }
+}
+
+/// Bytes the process may still allocate, and the limit that says so.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Headroom {
+    pub bytes: u64,
+    pub source: Source,
+}
+
+impl fmt::Display for Headroom {
+    /// "about 812 MiB is left under ..."
+    fn fmt(&self, f: &mut fmt::Formatter) -> fmt::Result {
+        write!(f, "about {} MiB {}", self.bytes >> 20, self.source)
+    }
+}
+
+/// The tightest bound on new allocations, if the system tells.
+pub fn headroom() -> Option<Headroom> {
+    let mut bounds = Vec::new();
+    if let Some(bytes) = fs::read_to_string("/proc/meminfo")
+        .ok()
+        .and_then(|text| meminfo_available(&text))
+    {
+        bounds.push(Headroom {
+            bytes,
+            source: Source::Machine,
+        });
+    }
+    if let Some(bytes) = fs::read_to_string("/proc/self/cgroup")
+        .ok()
+        .and_then(|membership| cgroup_headroom(Path::new(CGROUP_ROOT), &membership))
+    {
+        bounds.push(Headroom {
+            bytes,
+            source: Source::ControlGroup,
+        });
+    }
+    let status = fs::read_to_string("/proc/self/status").unwrap_or_default();
+    for (resource, field, source) in [
+        (libc::RLIMIT_AS, "VmSize:", Source::AddressSpace),
+        (libc::RLIMIT_DATA, "VmData:", Source::DataSegment),
+    ] {
+        if let (Some(limit), Some(used)) = (soft_limit(resource), status_kib(&status, field)) {
+            bounds.push(Headroom {
+                bytes: limit.saturating_sub(used * 1024),
+                source,
+            });
+        }
+    }
+    bounds.into_iter().min_by_key(|h| h.bytes)
+}
+
 /// Bytes of memory a new allocation can count on, if the system tells.
 pub fn available_bytes() -> Option<u64> {
-    let system = fs::read_to_string("/proc/meminfo")
-        .ok()
-        .and_then(|text| meminfo_available(&text));
-    let group = fs::read_to_string("/proc/self/cgroup")
-        .ok()
-        .and_then(|membership| cgroup_headroom(Path::new(CGROUP_ROOT), &membership));
-    match (system, group) {
-        (Some(s), Some(g)) => Some(s.min(g)),
-        (s, g) => s.or(g),
+    headroom().map(|h| h.bytes)
+}
+
+/// Checks that `bytes` more fit in what the process may use, keeping a
+/// tenth spare; the headroom that refuses it otherwise.
+pub fn check(bytes: u64) -> Result<(), Headroom> {
+    match headroom() {
+        Some(room) if bytes > room.bytes / 10 * 9 => Err(room),
+        _ => Ok(()),
     }
+}
+
+/// A resource's soft limit in bytes; `None` when unlimited.
+fn soft_limit(resource: libc::__rlimit_resource_t) -> Option<u64> {
+    let mut limit = libc::rlimit {
+        rlim_cur: 0,
+        rlim_max: 0,
+    };
+    // SAFETY: getrlimit fills the struct it is given.
+    let ok = unsafe { libc::getrlimit(resource, &mut limit) } == 0;
+    (ok && limit.rlim_cur != libc::RLIM_INFINITY).then_some(limit.rlim_cur)
+}
+
+/// A `kB` field of `/proc/self/status`.
+fn status_kib(status: &str, field: &str) -> Option<u64> {
+    let line = status.lines().find(|l| l.starts_with(field))?;
+    line.split_whitespace().nth(1)?.parse().ok()
 }
 
 fn meminfo_available(text: &str) -> Option<u64> {
