@@ -433,3 +433,51 @@ fn format_1_files_are_converted_by_build_and_left_out_by_play() {
     );
     assert_eq!(std::fs::read(&path).unwrap(), v2);
 }
+
+#[test]
+fn a_file_forged_with_matching_checksums_is_caught_by_verify_in_plain_words() {
+    // Checksums catch damage; a lie written with every checksum right is
+    // what `tables verify` is for: it derives each value again.
+    let (dir, files) = copy("forged-body");
+    let path = files.join("2v1.mtb");
+    let mut bytes = std::fs::read(&path).unwrap();
+    let entries = u64::from_le_bytes(bytes[16..24].try_into().unwrap()) as usize;
+    let blocks = entries.div_ceil(BLOCK_ENTRIES);
+    let body = HEADER + 4 * blocks;
+    // Every win threshold of the first block moved one ply later.
+    for b in bytes[body..body + 2 * BLOCK_ENTRIES.min(entries)]
+        .iter_mut()
+        .step_by(2)
+    {
+        if *b != u8::MAX && *b > 0 {
+            *b += 1;
+        }
+    }
+    for block in 0..blocks {
+        let start = body + 2 * block * BLOCK_ENTRIES;
+        let end = (start + 2 * BLOCK_ENTRIES).min(bytes.len());
+        let crc = crc32(&bytes[start..end]);
+        bytes[HEADER + 4 * block..HEADER + 4 * block + 4].copy_from_slice(&crc.to_le_bytes());
+    }
+    let whole = crc32(&bytes[body..]);
+    bytes[24..28].copy_from_slice(&whole.to_le_bytes());
+    let table = crc32(&bytes[HEADER..body]);
+    bytes[132..136].copy_from_slice(&table.to_le_bytes());
+    let forged = forge(&bytes, |_| {});
+    std::fs::write(&path, forged).unwrap();
+    assert_eq!(status(&dir).0, Some(0), "every checksum matches");
+    let (code, out) = cli(&["tables", "verify", "am", &format!("dir={}", dir.display())]);
+    assert_eq!(code, Some(1), "{out}");
+    let example = out
+        .lines()
+        .find(|l| l.starts_with("info string tables verify 2v1: mismatch: "))
+        .unwrap_or_else(|| panic!("{out}"));
+    assert!(
+        example.contains(": the table says ") && example.contains(", its moves give "),
+        "{example}"
+    );
+    assert!(
+        !example.contains("Some(") && !example.contains("Probe {"),
+        "{example}"
+    );
+}
