@@ -16,7 +16,7 @@
 //!             --engine target/release/menagerie depth=3 \
 //!             --game kilkenny-cats --games 1000 --depth 2 --record games.txt
 
-use menagerie_referee::game::Reason;
+use menagerie_referee::outcome::Reason;
 use std::io::{BufRead, Write};
 
 /// Prints a line, ending the program quietly when stdout is closed (as

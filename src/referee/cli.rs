@@ -12,12 +12,12 @@ use crate::config::{
     check_limit, program_checksum, ConfigError, MatchConfig, OpeningsError, PlaySettings, Seating,
     SprtError, MAX_OPENINGS, MAX_OPENINGS_BYTES, MAX_OPENING_LINE,
 };
+use crate::matches::{run, Finish};
 use crate::merge;
 use crate::record::{read_file_past_a_cut, replay};
 use crate::report;
 use crate::spec::{parse_engine, parse_tc, EngineSpec, Limit};
 use crate::stats::Sprt;
-use crate::tournament::{run, Finish};
 use clap::{ArgAction, ArgMatches, CommandFactory, FromArgMatches, Parser, Subcommand};
 use menagerie_os::signals::{self, EXIT_INTERRUPTED};
 use menagerie_rules::catalogue::{self, GameEntry, GameError};

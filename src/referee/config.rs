@@ -120,7 +120,7 @@ impl PlaySettings {
                 engine.name, engine.command, engine.options, engine.limit
             ));
         }
-        format!("{:016x}", super::record::checksum(&text))
+        format!("{:016x}", super::checksum::checksum(&text))
     }
 }
 
@@ -142,7 +142,7 @@ pub fn program_checksum(command: &[String]) -> u64 {
         })
     };
     match file.and_then(|f| std::fs::read(f).ok()) {
-        Some(bytes) => super::record::checksum_bytes(&bytes),
+        Some(bytes) => super::checksum::checksum_bytes(&bytes),
         None => 0,
     }
 }

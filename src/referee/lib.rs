@@ -6,12 +6,16 @@
 //! - [`clock`]: the clocks of a game and the time each move may take.
 //! - [`game`]: one game, with one ending path per way of ending, liveness
 //!   by `isready` pings.
+//! - [`outcome`]: the result vocabulary: endings, forfeits, scores, what
+//!   an engine said of a move.
 //! - [`schedule`]: pairs, openings, dice, seats, shards, the fingerprint.
 //! - [`scoreboard`]: results added up from records.
 //! - [`stats`]: Elo, LOS, pentanomial counts, the generalised SPRT.
 //! - [`report`]: header, progress, Elo/SPRT blocks, summary.
-//! - [`record`]: the game-record format, its file and replay.
-//! - [`tournament`]: workers, concurrency, early ends.
+//! - [`record`]: the game-record format, its file and replay;
+//!   [`checksum`]: the checksum of its lines and of the settings.
+//! - [`matches`]: a match in steps (records, schedule, engines, counting
+//!   each game, early ends); [`workers`]: the threads that play its games.
 //! - [`config`], [`spec`]: the settings of a match and of each engine.
 //! - [`merge`]: adding up a match played in parts; JSON results.
 //! - [`cli`]: the command line, which builds a match's configuration.
@@ -19,11 +23,14 @@
 //! It knows the games through the rules' catalogue and speaks to engines
 //! through the wire's types; it never sees the search.
 
+pub mod checksum;
 pub mod cli;
 pub mod clock;
 pub mod config;
 pub mod game;
+pub mod matches;
 pub mod merge;
+pub mod outcome;
 pub mod process;
 pub mod record;
 pub mod report;
@@ -31,4 +38,4 @@ pub mod schedule;
 pub mod scoreboard;
 pub mod spec;
 pub mod stats;
-pub mod tournament;
+pub mod workers;

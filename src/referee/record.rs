@@ -30,8 +30,9 @@ use std::fs::File;
 use std::io::Write;
 use std::path::Path;
 
+use super::checksum::checksum;
 use super::config::Seating;
-use super::game::{Reason, Score, Thought};
+use super::outcome::{Reason, Score, Thought};
 use menagerie_rules::catalogue::{self, GameEntry};
 use menagerie_rules::game::session::PositionError;
 use menagerie_rules::game::Status;
@@ -87,18 +88,6 @@ const KEYS_V2: [&str; 20] = [
     "v", "match", "game", "rules", "start", "seed", "pair", "index", "games", "engines", "seats",
     "result", "winner", "seat", "reason", "by", "detail", "moves", "thought", "sum",
 ];
-
-/// FNV-1a, 64 bits: a checksum against truncation, not against intent.
-pub fn checksum(text: &str) -> u64 {
-    checksum_bytes(text.as_bytes())
-}
-
-/// [`checksum`] of any bytes.
-pub fn checksum_bytes(bytes: &[u8]) -> u64 {
-    bytes.iter().fold(0xcbf2_9ce4_8422_2325, |h, &b| {
-        (h ^ b as u64).wrapping_mul(0x0000_0100_0000_01b3)
-    })
-}
 
 fn optional(value: &Option<String>) -> &str {
     value.as_deref().unwrap_or("-")
@@ -711,6 +700,7 @@ fn describe_outcome(seat: Option<char>, reason: &str) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::outcome::ForfeitKind;
     use menagerie_rules::catalogue::GAMES;
 
     fn sample() -> Record {
@@ -729,7 +719,7 @@ mod tests {
             result: Score::SecondWins,
             winner: Some("b".into()),
             seat: Some('l'),
-            reason: Reason::Forfeit(super::super::game::ForfeitKind::Crash),
+            reason: Reason::Forfeit(ForfeitKind::Crash),
             by: Some("a".into()),
             detail: Some("crash (the engine exited with status 3)".into()),
             moves: vec!["@b2".into(), "b1a2".into()],

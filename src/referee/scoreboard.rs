@@ -3,7 +3,7 @@
 
 use std::collections::{BTreeMap, HashMap, HashSet};
 
-use super::game::{ForfeitKind, Reason, Score};
+use super::outcome::{ForfeitKind, Reason, Score};
 use super::record::Record;
 use super::stats::{Pentanomial, SetCounts, Sprt, Tally, Verdict};
 
@@ -152,7 +152,7 @@ impl Scoreboard {
                 *self.sayings.entry(said.to_string()).or_default() += 1;
             }
         }
-        let fingerprint = super::record::checksum(&format!(
+        let fingerprint = super::checksum::checksum(&format!(
             "{} {:?} {}",
             record.start,
             record.seats,

@@ -164,3 +164,95 @@ fn only_the_board_builds_an_http_stack() {
     }
     assert!(closure(&graph, "menagerie-board").contains("axum"));
 }
+
+/// The top-level modules of the crate in `dir` and, for each, the
+/// top-level modules its code names (`crate::x`, or `super::x` from a
+/// top-level file), comments and test modules left out.
+fn module_uses(dir: &std::path::Path) -> BTreeMap<String, BTreeSet<String>> {
+    fn files(dir: &std::path::Path, out: &mut Vec<std::path::PathBuf>) {
+        for entry in std::fs::read_dir(dir).unwrap().flatten() {
+            let path = entry.path();
+            if path.is_dir() {
+                files(&path, out);
+            } else if path.extension().is_some_and(|e| e == "rs") {
+                out.push(path);
+            }
+        }
+    }
+    let mut all = Vec::new();
+    files(dir, &mut all);
+    let top = |path: &std::path::Path| -> String {
+        let rel = path.strip_prefix(dir).unwrap();
+        let first = rel
+            .components()
+            .next()
+            .unwrap()
+            .as_os_str()
+            .to_string_lossy();
+        first.trim_end_matches(".rs").to_string()
+    };
+    let names: BTreeSet<String> = all.iter().map(|p| top(p)).collect();
+    let mut uses: BTreeMap<String, BTreeSet<String>> = BTreeMap::new();
+    for path in &all {
+        let module = top(path);
+        let nested = path.strip_prefix(dir).unwrap().components().count() > 1;
+        let text = std::fs::read_to_string(path).unwrap();
+        let code = text.split("#[cfg(test)]").next().unwrap_or("");
+        let entry = uses.entry(module.clone()).or_default();
+        for line in code.lines().map(str::trim).filter(|l| !l.starts_with("//")) {
+            for (prefix, counts) in [("crate::", true), ("super::", !nested)] {
+                for piece in line.split(prefix).skip(1).filter(|_| counts) {
+                    let name: String = piece
+                        .chars()
+                        .take_while(|c| c.is_ascii_alphanumeric() || *c == '_')
+                        .collect();
+                    if names.contains(&name) && name != module && name != "lib" {
+                        entry.insert(name);
+                    }
+                }
+            }
+        }
+    }
+    uses
+}
+
+#[test]
+fn no_module_imports_one_that_imports_it_back() {
+    // Outside a game's own files (one module, `games`), the modules of
+    // each crate form no circle: a reading of their `crate::` paths.
+    let root = std::path::Path::new(env!("CARGO_MANIFEST_DIR"));
+    let mut circles = Vec::new();
+    for dir in [
+        "src/rules",
+        "src/wire",
+        "src/tables",
+        "src/search",
+        "src/os",
+        "src/engine",
+        "src/referee",
+        "tools/gui",
+    ] {
+        let uses = module_uses(&root.join(dir));
+        for (module, used) in &uses {
+            for other in used {
+                // Does `other` reach back to `module`?
+                let mut seen = BTreeSet::new();
+                let mut stack = vec![other.clone()];
+                while let Some(next) = stack.pop() {
+                    if &next == module {
+                        circles.push(format!("{dir}: {module} -> {other} -> ... -> {module}"));
+                        break;
+                    }
+                    if seen.insert(next.clone()) {
+                        stack.extend(uses.get(&next).into_iter().flatten().cloned());
+                    }
+                }
+            }
+        }
+    }
+    assert!(
+        circles.is_empty(),
+        "import circles:\n{}",
+        circles.join("\n")
+    );
+}

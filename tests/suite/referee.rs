@@ -3,7 +3,7 @@
 //! crash, hang, play an illegal move or print garbage).
 
 use crate::common;
-use menagerie_referee::game::{ForfeitKind, Reason, Score};
+use menagerie_referee::outcome::{ForfeitKind, Reason, Score};
 
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output};

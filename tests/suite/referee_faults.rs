@@ -4,7 +4,7 @@
 //! referee on one record file, a full disk, a cut line, Ctrl-C, a kill).
 
 use crate::common;
-use menagerie_referee::game::{ForfeitKind, Reason};
+use menagerie_referee::outcome::{ForfeitKind, Reason};
 
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output, Stdio};

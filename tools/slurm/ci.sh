@@ -123,9 +123,10 @@ grep -q "tables 3v2 and 2v3: [0-9]" "$work/tables/slurm/5-2.log" || fail "the de
 diff -r "$work/tables-local/awithlaknannai-mosona" "$work/tables/awithlaknannai-mosona" \
     || fail "the cluster's tables differ from the local build"
 # A task that cannot write its slice fails the build, named; the arrays
-# after it never run.
-mkdir -p "$work/tables-bad/awithlaknannai-mosona"
-touch "$work/tables-bad/awithlaknannai-mosona/lined-bent-draw"
+# after it never run. (A folder that cannot be made is refused before any
+# job is submitted; a folder where the first slice's file should be gets
+# that far, and its task fails.)
+mkdir -p "$work/tables-bad/awithlaknannai-mosona/lined-bent-draw/1v1.mtb"
 status=0
 tools/slurm/tables.sh --dir "$work/tables-bad" --men 3 --wait > /dev/null 2> "$work/tables-bad.err" || status=$?
 [ $status -eq 1 ] || fail "a failing tables task: tables.sh exited $status, not 1"
