@@ -224,7 +224,7 @@ pub fn run_with(input: Input, out: Output, options: RunOptions) -> i32 {
                 );
                 engine.on_parsed(
                     Err(Reply::error(
-                        menagerie_rules::text::clip(&first_word),
+                        menagerie_wire::text::clip(&first_word),
                         EngineError::LineTooLong(length),
                     )),
                     bytes,

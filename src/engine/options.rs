@@ -7,7 +7,7 @@ use std::fmt;
 
 use crate::session::Entry;
 use menagerie_rules::catalogue;
-use menagerie_rules::text::Clipped;
+use menagerie_wire::text::Clipped;
 use menagerie_search::{MultiSeat, Settings};
 use menagerie_wire::reply::{OptionKind, OptionLine};
 

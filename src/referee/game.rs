@@ -335,7 +335,7 @@ fn ask_move(
                     other => {
                         return Turn::Failed(Forfeit::Garbage(format!(
                             "'{}'",
-                            menagerie_rules::text::clip(&other.to_string())
+                            menagerie_wire::text::clip(&other.to_string())
                         )))
                     }
                 }

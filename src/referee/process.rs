@@ -423,7 +423,7 @@ impl Drop for EngineProcess {
 /// A word for a failed wait, for messages.
 pub fn describe(heard: &Heard) -> String {
     match heard {
-        Heard::Reply(reply) => format!("'{}'", menagerie_rules::text::clip(&reply.to_string())),
+        Heard::Reply(reply) => format!("'{}'", menagerie_wire::text::clip(&reply.to_string())),
         Heard::Garbled(what) => what.clone(),
         Heard::Flood => "output without end (a flood)".to_string(),
         Heard::Exited(status) => format!("the engine {status}"),

@@ -36,7 +36,7 @@ use super::outcome::{Reason, Score, Thought};
 use menagerie_rules::catalogue::{self, GameEntry};
 use menagerie_rules::game::session::PositionError;
 use menagerie_rules::game::Status;
-use menagerie_rules::text::clip;
+use menagerie_wire::text::clip;
 use menagerie_wire::reply::ScoreText;
 
 /// The format's version, the first field.

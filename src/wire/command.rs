@@ -8,7 +8,7 @@
 use std::fmt;
 
 use super::reply::Reply;
-use menagerie_rules::text::{clip, Clipped};
+use crate::text::{clip, Clipped};
 
 use nom::branch::alt;
 use nom::bytes::complete::{tag, take_while1};

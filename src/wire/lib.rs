@@ -2,10 +2,12 @@
 //! client sends and [`reply::Reply`]s an engine prints, each parsed from a
 //! line and printed back to the same line. The engine, the referee, the
 //! browser board and the test engines all speak through these types; this
-//! crate knows nothing of any of them (nor of the search).
+//! crate knows nothing of any of them (nor of the search, nor of the
+//! rules): it depends on no other crate of the project.
 
 pub mod command;
 pub mod reply;
+pub mod text;
 
 pub use command::{
     parse_line, BenchKind, Class, Command, GoParams, ParseError, Query, TablesAction,

@@ -84,7 +84,7 @@ fn closure(graph: &BTreeMap<String, BTreeSet<String>>, name: &str) -> BTreeSet<S
 const LAYERS: &[(&str, &[&str])] = &[
     ("menagerie-rules", &[]),
     ("menagerie-os", &[]),
-    ("menagerie-wire", &["menagerie-rules"]),
+    ("menagerie-wire", &[]),
     // Endgame tables: the rules' positions, built and probed; no search.
     ("menagerie-tables", &["menagerie-rules", "menagerie-os"]),
     (
