@@ -7,9 +7,9 @@ use std::fmt;
 
 use crate::session::Entry;
 use menagerie_rules::catalogue;
-use menagerie_wire::text::Clipped;
 use menagerie_search::{MultiSeat, Settings};
 use menagerie_wire::reply::{OptionKind, OptionLine};
+use menagerie_wire::text::Clipped;
 
 /// A numeric engine option as `uci` lists it.
 pub struct Spin {

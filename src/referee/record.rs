@@ -36,8 +36,8 @@ use super::outcome::{Reason, Score, Thought};
 use menagerie_rules::catalogue::{self, GameEntry};
 use menagerie_rules::game::session::PositionError;
 use menagerie_rules::game::Status;
-use menagerie_wire::text::clip;
 use menagerie_wire::reply::ScoreText;
+use menagerie_wire::text::clip;
 
 /// The format's version, the first field.
 pub const VERSION: &str = "3";

@@ -5,7 +5,7 @@
 //! forced), and Lazy SMP: helper threads search the same tree and meet
 //! through the table.
 
-use super::deepening::{self, Deepening};
+use super::deepening::{self, Deepening, Iteration};
 use super::tt::{Bound, Entry};
 use std::sync::atomic::AtomicBool;
 use std::sync::Arc;
@@ -13,7 +13,7 @@ use std::sync::Arc;
 use menagerie_tables::Tables;
 
 use super::{
-    lazy_smp, outcome_score, Budget, Limits, Reporter, Score, SearchResult, Settings, Shared, Watch,
+    outcome_score, threads, Budget, Limits, Reporter, Score, SearchResult, Settings, Shared, Watch,
 };
 use super::{DECIDED, MAX_PLY, WIN};
 use menagerie_rules::game::session::Session;
@@ -31,21 +31,19 @@ pub fn search<G: Game>(
     settings: &Settings,
     reporter: &mut dyn Reporter,
 ) -> SearchResult {
-    let mut root_moves = Vec::new();
-    session.legal(&mut root_moves);
-    if root_moves.is_empty() {
-        return SearchResult {
-            best: None,
-            score: Score::Cp(0),
-            nodes: 0,
-        };
-    }
     let tables = super::endgame::tables_for(session, settings, reporter);
-    let result = lazy_smp(limits, shared, settings, reporter, |budget, reporter| {
-        let mut worker = Worker::new(session, budget);
-        worker.tables = tables.clone();
-        deepening::iterate(&mut worker, reporter)
-    });
+    let result = threads(
+        session,
+        limits,
+        shared,
+        settings,
+        reporter,
+        |budget, reporter| {
+            let mut worker = Worker::new(session, budget);
+            worker.tables = tables.clone();
+            deepening::iterate(&mut worker, reporter)
+        },
+    );
     // A file that failed a check during the search was left out at once.
     if let Some(tables) = &tables {
         super::endgame::report_problems(tables, reporter);
@@ -100,16 +98,8 @@ struct Worker<'a, G: Game> {
     killers: Vec<[Option<G::Move>; 2]>,
     /// History of quiet moves that caused cut-offs, per seat.
     history: Vec<i32>,
-    pv: Vec<Vec<G::Move>>,
-    seldepth: usize,
-    /// The best root move fully searched in the current iteration.
-    root_best: Option<(G::Move, i32)>,
-    /// Legal moves at the root.
-    root_moves: usize,
-    /// Whether the current root search has judged a position by
-    /// anything but the rules: the evaluation, the table, a repetition
-    /// inside the search, the ply cap.
-    horizon: bool,
+    /// The current iteration's root bookkeeping.
+    iteration: Iteration<G::Move>,
     /// Endgame tables of the game and ruleset, if any are built and used.
     tables: Option<Arc<Tables>>,
 }
@@ -122,31 +112,16 @@ impl<'a, G: Game> Deepening<'a> for Worker<'a, G> {
         &mut self.budget
     }
 
+    fn iteration(&self) -> &Iteration<G::Move> {
+        &self.iteration
+    }
+
+    fn iteration_mut(&mut self) -> &mut Iteration<G::Move> {
+        &mut self.iteration
+    }
+
     fn search_root(&mut self, depth: u32, previous: i32) -> i32 {
-        self.seldepth = 0;
-        self.root_best = None;
-        self.horizon = false;
         self.aspiration(depth, previous)
-    }
-
-    fn exhausted(&self) -> bool {
-        !self.horizon
-    }
-
-    fn root_best(&self) -> Option<(G::Move, i32)> {
-        self.root_best
-    }
-
-    fn root_moves(&self) -> usize {
-        self.root_moves
-    }
-
-    fn pv(&self) -> &[G::Move] {
-        &self.pv[0]
-    }
-
-    fn seldepth(&self) -> u32 {
-        self.seldepth as u32
     }
 
     fn report_score(score: i32) -> Score {
@@ -169,16 +144,12 @@ impl<'a, G: Game> Worker<'a, G> {
             order: (0..MAX_PLY + 1).map(|_| Vec::with_capacity(64)).collect(),
             killers: vec![[None, None]; MAX_PLY + 1],
             history: vec![0; 2 * G::MOVE_KEYS],
-            pv: (0..MAX_PLY + 1).map(|_| Vec::new()).collect(),
-            seldepth: 0,
-            root_best: None,
-            horizon: false,
-            tables: None,
-            root_moves: {
+            iteration: Iteration::new(MAX_PLY + 1, {
                 let mut moves = Vec::new();
                 session.legal(&mut moves);
                 moves.len()
-            },
+            }),
+            tables: None,
         }
     }
 
@@ -231,7 +202,7 @@ impl<'a, G: Game> Worker<'a, G> {
                 .step_by(2)
                 .any(|&h| h == key)
             {
-                self.horizon = true;
+                self.iteration.horizon = true;
                 return Some(0);
             }
         }
@@ -270,19 +241,19 @@ impl<'a, G: Game> Worker<'a, G> {
             return None;
         }
         let value = self.tables.as_ref()?.probe(&self.position)?;
-        self.horizon = true;
+        self.iteration.horizon = true;
         Some(super::endgame::score(value))
     }
 
     fn negamax(&mut self, depth: i32, ply: usize, mut alpha: i32, beta: i32) -> i32 {
-        self.pv[ply].clear();
+        self.iteration.pv[ply].clear();
         if ply > 0 && self.budget.tick() {
             return 0;
         }
         if depth <= 0 || ply >= MAX_PLY - 2 {
             return self.quiescence(ply, 0, alpha, beta);
         }
-        self.seldepth = self.seldepth.max(ply);
+        self.iteration.seldepth = self.iteration.seldepth.max(ply);
 
         let moves = match self.expand(ply) {
             Ok(moves) => moves,
@@ -315,7 +286,7 @@ impl<'a, G: Game> Worker<'a, G> {
                     Bound::Upper => score <= alpha,
                 };
                 if usable {
-                    self.horizon = true;
+                    self.iteration.horizon = true;
                     self.lists[ply] = moves;
                     return score;
                 }
@@ -370,12 +341,12 @@ impl<'a, G: Game> Worker<'a, G> {
                 if score > alpha {
                     alpha = score;
                     if ply == 0 {
-                        self.root_best = Some((mv, score));
+                        self.iteration.best = Some((mv, score));
                         // A fully searched root move is an answer: from
                         // now on the clock may cut even the first iteration.
                         self.budget.may_abort = true;
                     }
-                    let (head, tail) = self.pv.split_at_mut(ply + 1);
+                    let (head, tail) = self.iteration.pv.split_at_mut(ply + 1);
                     head[ply].clear();
                     head[ply].push(mv);
                     head[ply].extend_from_slice(&tail[0]);
@@ -427,11 +398,11 @@ impl<'a, G: Game> Worker<'a, G> {
     /// Captures only, unless captures are forced, in which case every move
     /// is one and standing pat is not allowed (until `MAX_QUIESCENCE_PLY`).
     fn quiescence(&mut self, ply: usize, qply: usize, mut alpha: i32, beta: i32) -> i32 {
-        self.pv[ply].clear();
+        self.iteration.pv[ply].clear();
         if self.budget.tick() {
             return 0;
         }
-        self.seldepth = self.seldepth.max(ply);
+        self.iteration.seldepth = self.iteration.seldepth.max(ply);
         let moves = match self.expand(ply) {
             Ok(moves) => moves,
             Err(score) => return score,
@@ -445,7 +416,7 @@ impl<'a, G: Game> Worker<'a, G> {
         let mut best = -INFINITY;
         let at_cap = ply >= MAX_PLY - 2 || qply >= MAX_QUIESCENCE_PLY;
         if !forced || at_cap {
-            self.horizon = true;
+            self.iteration.horizon = true;
             best = self.position.evaluate();
             if best >= beta || at_cap {
                 self.lists[ply] = moves;

@@ -16,14 +16,14 @@ use super::tt::{Bound, Entry};
 use std::sync::atomic::AtomicBool;
 
 use super::{
-    greedy_move, lazy_smp, nothing_to_choose, Budget, Limits, MultiSeat, Reporter, Score,
-    SearchResult, Settings, Shared, Watch, MAX_PLY,
+    greedy_move, threads, Budget, Limits, MultiSeat, Reporter, Score, SearchResult, Settings,
+    Shared, Watch, MAX_PLY,
 };
 use menagerie_rules::game::session::Session;
 use menagerie_rules::game::{Game, Outcome, Seat, MAX_SEATS};
 use menagerie_rules::rng::{zobrist_table, Rng};
 
-use super::deepening::{self, Deepening};
+use super::deepening::{self, Deepening, Iteration};
 
 /// A certain win; evaluations stay well inside (-BOUND, BOUND).
 const BOUND: i32 = 30_000;
@@ -45,17 +45,19 @@ pub fn search<G: Game>(
     settings: &Settings,
     reporter: &mut dyn Reporter,
 ) -> SearchResult {
-    if nothing_to_choose(session) {
-        return SearchResult::none();
-    }
     let method = if session.position().seats().len() > 2 {
         settings.multi_seat
     } else {
         MultiSeat::Paranoid
     };
-    lazy_smp(limits, shared, settings, reporter, |budget, reporter| {
-        deepening::iterate(&mut Worker::new(session, budget, method), reporter)
-    })
+    threads(
+        session,
+        limits,
+        shared,
+        settings,
+        reporter,
+        |budget, reporter| deepening::iterate(&mut Worker::new(session, budget, method), reporter),
+    )
 }
 
 /// Scores of each root move searched to `depth` (the root seat's view),
@@ -117,15 +119,8 @@ struct Worker<'a, G: Game> {
     filter_scores: Vec<(i32, usize, bool)>,
     filter_kept: Vec<bool>,
     history: Vec<i32>,
-    pv: Vec<Vec<G::Move>>,
-    seldepth: usize,
-    /// The best root move fully searched in the current iteration.
-    root_best: Option<(G::Move, i32)>,
-    /// Legal moves at the root.
-    root_moves: usize,
-    /// Whether the current root search has judged a position by anything
-    /// but the rules: the evaluation, the table, the move filter.
-    horizon: bool,
+    /// The current iteration's root bookkeeping.
+    iteration: Iteration<G::Move>,
 }
 
 impl<'a, G: Game> Deepening<'a> for Worker<'a, G> {
@@ -136,31 +131,16 @@ impl<'a, G: Game> Deepening<'a> for Worker<'a, G> {
         &mut self.budget
     }
 
+    fn iteration(&self) -> &Iteration<G::Move> {
+        &self.iteration
+    }
+
+    fn iteration_mut(&mut self) -> &mut Iteration<G::Move> {
+        &mut self.iteration
+    }
+
     fn search_root(&mut self, depth: u32, _previous: i32) -> i32 {
-        self.seldepth = 0;
-        self.root_best = None;
-        self.horizon = false;
         self.value(depth as i32, 0, -BOUND, BOUND)
-    }
-
-    fn exhausted(&self) -> bool {
-        !self.horizon
-    }
-
-    fn root_best(&self) -> Option<(G::Move, i32)> {
-        self.root_best
-    }
-
-    fn root_moves(&self) -> usize {
-        self.root_moves
-    }
-
-    fn pv(&self) -> &[G::Move] {
-        &self.pv[0]
-    }
-
-    fn seldepth(&self) -> u32 {
-        self.seldepth as u32
     }
 
     fn report_score(score: i32) -> Score {
@@ -194,15 +174,11 @@ impl<'a, G: Game> Worker<'a, G> {
             filter_scores: Vec::with_capacity(64),
             filter_kept: Vec::with_capacity(64),
             history: vec![0; G::MOVE_KEYS],
-            pv: (0..2 * MAX_PLY + 2).map(|_| Vec::new()).collect(),
-            seldepth: 0,
-            root_best: None,
-            horizon: false,
-            root_moves: {
+            iteration: Iteration::new(2 * MAX_PLY + 2, {
                 let mut moves = Vec::new();
                 session.legal(&mut moves);
                 moves.len()
-            },
+            }),
         }
     }
 
@@ -216,11 +192,11 @@ impl<'a, G: Game> Worker<'a, G> {
     }
 
     fn value(&mut self, depth: i32, ply: usize, alpha: i32, beta: i32) -> i32 {
-        self.pv[ply].clear();
+        self.iteration.pv[ply].clear();
         if ply > 0 && self.budget.tick() {
             return 0;
         }
-        self.seldepth = self.seldepth.max(ply);
+        self.iteration.seldepth = self.iteration.seldepth.max(ply);
         let mut moves = std::mem::take(&mut self.lists[ply]);
         moves.clear();
         self.position.generate(&mut moves);
@@ -257,7 +233,7 @@ impl<'a, G: Game> Worker<'a, G> {
     }
 
     fn evaluate(&mut self) -> i32 {
-        self.horizon = true;
+        self.iteration.horizon = true;
         self.position
             .evaluate_for(self.root)
             .clamp(-CERTAIN + 1, CERTAIN - 1)
@@ -282,7 +258,7 @@ impl<'a, G: Game> Worker<'a, G> {
                     Bound::Upper => e.score <= alpha,
                 };
                 if usable {
-                    self.horizon = true;
+                    self.iteration.horizon = true;
                     return e.score;
                 }
             }
@@ -320,13 +296,13 @@ impl<'a, G: Game> Worker<'a, G> {
                 best = v;
                 best_index = i;
                 if ply == 0 {
-                    self.root_best = Some((mv, v));
+                    self.iteration.best = Some((mv, v));
                     // A fully searched root move is an answer: from now
                     // on the clock may cut even the first iteration.
                     self.budget.may_abort = true;
                 }
                 // The line ends at the next roll, which nobody chooses.
-                let (head, tail) = self.pv.split_at_mut(ply + 1);
+                let (head, tail) = self.iteration.pv.split_at_mut(ply + 1);
                 head[ply].clear();
                 head[ply].push(mv);
                 head[ply].extend_from_slice(&tail[0]);
@@ -495,7 +471,7 @@ impl<'a, G: Game> Worker<'a, G> {
     /// The value of a position the search does not expand: its result,
     /// or the evaluation.
     fn leaf(&mut self, ply: usize) -> i32 {
-        self.pv[ply].clear();
+        self.iteration.pv[ply].clear();
         if let Some(outcome) = self.position.outcome() {
             self.outcome_value(outcome, ply)
         } else if self.position.clock() >= G::NO_PROGRESS_LIMIT {
@@ -564,7 +540,7 @@ impl<'a, G: Game> Worker<'a, G> {
             kept[i] = rank < FILTER_KEEP || keep;
         }
         order.retain(|&(_, i)| kept[i]);
-        self.horizon |= order.len() < moves.len();
+        self.iteration.horizon |= order.len() < moves.len();
         self.filter_scores = scored;
     }
 

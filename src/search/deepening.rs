@@ -9,6 +9,43 @@ use std::sync::atomic::Ordering;
 
 use super::{Budget, Info, Reporter, Score, SearchResult};
 
+/// What every deepening search keeps of its current iteration at the
+/// root, kept once here for alpha-beta, the multi-seat search and max^n.
+pub struct Iteration<M> {
+    /// The principal variation from each ply (`pv[0]` is the root's).
+    pub pv: Vec<Vec<M>>,
+    /// The deepest ply reached.
+    pub seldepth: usize,
+    /// The best root move fully searched, with its score.
+    pub best: Option<(M, i32)>,
+    /// How many legal moves the root has.
+    pub moves: usize,
+    /// Whether the search has judged a position by anything but the
+    /// rules (an evaluation, a table, a filter, a cap): without one, its
+    /// score is exact and a deeper search would find the same.
+    pub horizon: bool,
+}
+
+impl<M> Iteration<M> {
+    /// Bookkeeping for `plies` plies below a root of `moves` legal moves.
+    pub fn new(plies: usize, moves: usize) -> Iteration<M> {
+        Iteration {
+            pv: (0..plies).map(|_| Vec::new()).collect(),
+            seldepth: 0,
+            best: None,
+            moves,
+            horizon: false,
+        }
+    }
+
+    /// Before each root search.
+    fn reset(&mut self) {
+        self.seldepth = 0;
+        self.best = None;
+        self.horizon = false;
+    }
+}
+
 /// What iterative deepening needs from one search thread.
 pub trait Deepening<'a> {
     type Move: Copy + fmt::Display;
@@ -16,26 +53,16 @@ pub trait Deepening<'a> {
     const MAX_DEPTH: u32;
 
     fn budget(&mut self) -> &mut Budget<'a>;
+    fn iteration(&self) -> &Iteration<Self::Move>;
+    fn iteration_mut(&mut self) -> &mut Iteration<Self::Move>;
     /// Searches the root to `depth`; `previous` is the last iteration's
-    /// score (0 before the first). Resets the root's best move and the
-    /// selective depth first.
+    /// score (0 before the first).
     fn search_root(&mut self, depth: u32, previous: i32) -> i32;
-    /// The best root move fully searched in the current iteration.
-    fn root_best(&self) -> Option<(Self::Move, i32)>;
-    /// How many legal moves the root has.
-    fn root_moves(&self) -> usize;
-    /// The principal variation of the last root search.
-    fn pv(&self) -> &[Self::Move];
-    fn seldepth(&self) -> u32;
     /// An internal score as the protocol reports it.
     fn report_score(score: i32) -> Score;
     /// Whether a score found at `depth` is a result no deeper search can
     /// change.
     fn settled(score: i32, depth: u32) -> bool;
-    /// Whether the last root search met no horizon: every line it looked
-    /// at ended by the rules, so its score is exact and a deeper search
-    /// would find the same.
-    fn exhausted(&self) -> bool;
 }
 
 /// One `info` line for an iteration of `depth` that found `score`.
@@ -46,7 +73,7 @@ fn report<'a, W: Deepening<'a>>(
     score: i32,
     pv: &[W::Move],
 ) {
-    let seldepth = worker.seldepth();
+    let seldepth = worker.iteration().seldepth as u32;
     let budget = worker.budget();
     budget.flush();
     let watch = budget.watch;
@@ -78,6 +105,7 @@ pub fn iterate<'a, W: Deepening<'a>>(
     let mut previous = 0;
     let mut reported = false;
     while depth <= max_depth {
+        worker.iteration_mut().reset();
         let score = worker.search_root(depth, previous);
         if worker.budget().aborted {
             // An unfinished iteration still counts for the root moves it
@@ -85,7 +113,7 @@ pub fn iterate<'a, W: Deepening<'a>>(
             // choice, which it has just been compared with (and is the
             // only answer when the first iteration is cut short, which
             // then gets the one info line).
-            if let Some((mv, partial)) = worker.root_best() {
+            if let Some((mv, partial)) = worker.iteration().best {
                 best = Some((mv, partial));
                 if !reported {
                     if let Some(reporter) = reporter.as_deref_mut() {
@@ -95,13 +123,13 @@ pub fn iterate<'a, W: Deepening<'a>>(
             }
             break;
         }
-        if let Some(&mv) = worker.pv().first() {
+        if let Some(&mv) = worker.iteration().pv[0].first() {
             best = Some((mv, score));
             worker.budget().may_abort = true;
         }
         previous = score;
         if let Some(reporter) = reporter.as_deref_mut() {
-            let pv = worker.pv().to_vec();
+            let pv = worker.iteration().pv[0].clone();
             report(worker, reporter, depth, score, &pv);
             reported = true;
         }
@@ -110,11 +138,11 @@ pub fn iterate<'a, W: Deepening<'a>>(
         }
         // A proven result: deeper iterations would only repeat it (an
         // infinite search then waits for `stop` with it).
-        if W::settled(score, depth) || worker.exhausted() {
+        if W::settled(score, depth) || !worker.iteration().horizon {
             break;
         }
         // With one legal move there is nothing to think about on a clock.
-        if worker.root_moves() == 1 && limits.soft_ms.is_some() && !limits.infinite {
+        if worker.iteration().moves == 1 && limits.soft_ms.is_some() && !limits.infinite {
             break;
         }
         if let Some(soft) = limits.soft_ms {

@@ -349,10 +349,27 @@ impl<'a> Budget<'a> {
     }
 }
 
+/// The entry every searching algorithm shares: a position with no move
+/// to choose (none legal, or a roll awaited) gets no search; otherwise
+/// `search` runs on Lazy SMP threads, the main one reporting.
+fn threads<G: Game>(
+    session: &Session<G>,
+    limits: &Limits,
+    shared: &Shared,
+    settings: &Settings,
+    reporter: &mut dyn Reporter,
+    search: impl Fn(Budget<'_>, Option<&mut dyn Reporter>) -> SearchResult + Sync,
+) -> SearchResult {
+    if nothing_to_choose(session) {
+        return SearchResult::none();
+    }
+    lazy_smp(limits, shared, settings, reporter, search)
+}
+
 /// Lazy SMP: `settings.threads` threads run `search` on the same tree,
 /// meeting through the shared table; the main thread reports, and its
 /// result is the search's. `search` builds and runs one thread's worker.
-pub fn lazy_smp(
+fn lazy_smp(
     limits: &Limits,
     shared: &Shared,
     settings: &Settings,

@@ -10,10 +10,9 @@
 
 use std::sync::atomic::AtomicBool;
 
-use super::deepening::{self, Deepening};
+use super::deepening::{self, Deepening, Iteration};
 use super::{
-    lazy_smp, nothing_to_choose, Budget, Limits, Reporter, Score, SearchResult, Settings, Shared,
-    Watch, MAX_PLY,
+    threads, Budget, Limits, Reporter, Score, SearchResult, Settings, Shared, Watch, MAX_PLY,
 };
 use menagerie_rules::game::session::Session;
 use menagerie_rules::game::{Game, Outcome, Seat, MAX_SEATS};
@@ -35,12 +34,14 @@ pub fn search<G: Game>(
     settings: &Settings,
     reporter: &mut dyn Reporter,
 ) -> SearchResult {
-    if nothing_to_choose(session) {
-        return SearchResult::none();
-    }
-    lazy_smp(limits, shared, settings, reporter, |budget, reporter| {
-        deepening::iterate(&mut Worker::new(session, budget), reporter)
-    })
+    threads(
+        session,
+        limits,
+        shared,
+        settings,
+        reporter,
+        |budget, reporter| deepening::iterate(&mut Worker::new(session, budget), reporter),
+    )
 }
 
 /// The root seat's value of each root move searched to `depth` (for
@@ -74,11 +75,8 @@ struct Worker<'a, G: Game> {
     lists: Vec<Vec<G::Move>>,
     /// Per ply: the filter's (mover's evaluation, move index) pairs.
     orders: Vec<Vec<(i32, usize)>>,
-    pv: Vec<Vec<G::Move>>,
-    seldepth: usize,
-    root_best: Option<(G::Move, i32)>,
-    root_moves: usize,
-    horizon: bool,
+    /// The current iteration's root bookkeeping.
+    iteration: Iteration<G::Move>,
 }
 
 impl<'a, G: Game> Deepening<'a> for Worker<'a, G> {
@@ -89,31 +87,16 @@ impl<'a, G: Game> Deepening<'a> for Worker<'a, G> {
         &mut self.budget
     }
 
+    fn iteration(&self) -> &Iteration<G::Move> {
+        &self.iteration
+    }
+
+    fn iteration_mut(&mut self) -> &mut Iteration<G::Move> {
+        &mut self.iteration
+    }
+
     fn search_root(&mut self, depth: u32, _previous: i32) -> i32 {
-        self.seldepth = 0;
-        self.root_best = None;
-        self.horizon = false;
         self.value(depth as i32, 0)[self.root as usize]
-    }
-
-    fn exhausted(&self) -> bool {
-        !self.horizon
-    }
-
-    fn root_best(&self) -> Option<(G::Move, i32)> {
-        self.root_best
-    }
-
-    fn root_moves(&self) -> usize {
-        self.root_moves
-    }
-
-    fn pv(&self) -> &[G::Move] {
-        &self.pv[0]
-    }
-
-    fn seldepth(&self) -> u32 {
-        self.seldepth as u32
     }
 
     fn report_score(score: i32) -> Score {
@@ -145,11 +128,7 @@ impl<'a, G: Game> Worker<'a, G> {
             orders: (0..2 * MAX_PLY + 2)
                 .map(|_| Vec::with_capacity(64))
                 .collect(),
-            pv: (0..2 * MAX_PLY + 2).map(|_| Vec::new()).collect(),
-            seldepth: 0,
-            root_best: None,
-            root_moves: moves.len(),
-            horizon: false,
+            iteration: Iteration::new(2 * MAX_PLY + 2, moves.len()),
         }
     }
 
@@ -168,7 +147,7 @@ impl<'a, G: Game> Worker<'a, G> {
     }
 
     fn evaluate(&mut self) -> Values {
-        self.horizon = true;
+        self.iteration.horizon = true;
         let mut values = [0; MAX_SEATS];
         for &seat in self.position.seats() {
             values[seat as usize] = self
@@ -180,11 +159,11 @@ impl<'a, G: Game> Worker<'a, G> {
     }
 
     fn value(&mut self, depth: i32, ply: usize) -> Values {
-        self.pv[ply].clear();
+        self.iteration.pv[ply].clear();
         if ply > 0 && self.budget.tick() {
             return [0; MAX_SEATS];
         }
-        self.seldepth = self.seldepth.max(ply);
+        self.iteration.seldepth = self.iteration.seldepth.max(ply);
         let mut moves = std::mem::take(&mut self.lists[ply]);
         moves.clear();
         self.position.generate(&mut moves);
@@ -247,7 +226,7 @@ impl<'a, G: Game> Worker<'a, G> {
                 .position(|&(key, _)| key != i32::MAX)
                 .unwrap_or(order.len())
                 .max(FILTER_KEEP);
-            self.horizon |= keep < order.len();
+            self.iteration.horizon |= keep < order.len();
             order.truncate(keep);
         }
         let mut best: Option<Values> = None;
@@ -270,10 +249,10 @@ impl<'a, G: Game> Worker<'a, G> {
             if better {
                 best = Some(v);
                 if ply == 0 {
-                    self.root_best = Some((mv, v[self.root as usize]));
+                    self.iteration.best = Some((mv, v[self.root as usize]));
                     self.budget.may_abort = true;
                 }
-                let (head, tail) = self.pv.split_at_mut(ply + 1);
+                let (head, tail) = self.iteration.pv.split_at_mut(ply + 1);
                 head[ply].clear();
                 head[ply].push(mv);
                 head[ply].extend_from_slice(&tail[0]);

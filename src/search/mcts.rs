@@ -12,8 +12,7 @@
 //! played is the root child visited most.
 
 use super::{
-    greedy_move, lazy_smp, nothing_to_choose, Budget, Info, Limits, Reporter, Score, SearchResult,
-    Settings, Shared,
+    greedy_move, threads, Budget, Info, Limits, Reporter, Score, SearchResult, Settings, Shared,
 };
 use menagerie_rules::game::session::Session;
 use menagerie_rules::game::{Game, Outcome, Seat, MAX_SEATS};
@@ -46,16 +45,20 @@ pub fn search<G: Game>(
     settings: &Settings,
     reporter: &mut dyn Reporter,
 ) -> SearchResult {
-    if nothing_to_choose(session) {
-        return SearchResult::none();
-    }
-    lazy_smp(limits, shared, settings, reporter, |budget, reporter| {
-        // One tree: the helper threads of Lazy SMP have nothing to share.
-        match reporter {
-            Some(reporter) => Tree::new(session, budget, settings.seed).run(reporter),
-            None => SearchResult::none(),
-        }
-    })
+    threads(
+        session,
+        limits,
+        shared,
+        settings,
+        reporter,
+        |budget, reporter| {
+            // One tree: the helper threads of Lazy SMP have nothing to share.
+            match reporter {
+                Some(reporter) => Tree::new(session, budget, settings.seed).run(reporter),
+                None => SearchResult::none(),
+            }
+        },
+    )
 }
 
 struct Tree<'a, G: Game> {

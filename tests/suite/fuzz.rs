@@ -4,9 +4,9 @@ use std::io::Write;
 use std::sync::{Arc, Mutex};
 
 use menagerie_engine::{run, Input, Output};
-use menagerie_wire::text::clip;
 use menagerie_wire::command::{parse_line, Command};
 use menagerie_wire::reply::Reply;
+use menagerie_wire::text::clip;
 use proptest::prelude::*;
 
 /// Collects what the engine writes.
