@@ -119,7 +119,9 @@ pub fn info_line(info: &Info) -> InfoLine {
         InfoItem::HashFull(info.hashfull),
     ];
     if !info.pv.is_empty() {
-        items.push(InfoItem::Pv(info.pv.clone()));
+        items.push(InfoItem::Pv(
+            info.pv.iter().map(|m| m.to_string()).collect(),
+        ));
     }
     InfoLine { items }
 }

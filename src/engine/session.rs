@@ -54,14 +54,15 @@ pub trait EngineSession: DynSession {
     /// The rules' face of the same session.
     fn rules(&self) -> &dyn DynSession;
     fn boxed(&self) -> Box<dyn EngineSession>;
-    /// Searches the current position with the algorithm that fits the game.
+    /// Searches the current position with the algorithm that fits the game;
+    /// the best move as the protocol writes it.
     fn search(
         &self,
         limits: &search::Limits,
         shared: &search::Shared,
         settings: &search::Settings,
         reporter: &mut dyn search::Reporter,
-    ) -> search::SearchResult;
+    ) -> search::SearchResult<String>;
     /// Builds what searches of this game want before a clock runs.
     fn prepare_search(&self, settings: &search::Settings, reporter: &mut dyn search::Reporter);
     /// The solved value of the position and of each legal move, for games
@@ -99,8 +100,14 @@ impl<G: Game> EngineSession for Session<G> {
         shared: &search::Shared,
         settings: &search::Settings,
         reporter: &mut dyn search::Reporter,
-    ) -> search::SearchResult {
-        search::run(self, limits, shared, settings, reporter)
+    ) -> search::SearchResult<String> {
+        // The move becomes text here, where the game is forgotten.
+        let result = search::run(self, limits, shared, settings, reporter);
+        search::SearchResult {
+            best: result.best.map(|mv| mv.to_string()),
+            score: result.score,
+            nodes: result.nodes,
+        }
     }
 
     fn prepare_search(&self, settings: &search::Settings, reporter: &mut dyn search::Reporter) {

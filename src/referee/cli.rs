@@ -9,8 +9,8 @@ use std::sync::atomic::AtomicBool;
 use std::time::Duration;
 
 use crate::config::{
-    check_limit, program_checksum, ConfigError, MatchConfig, OpeningsError, PlaySettings, Seating,
-    SprtError, MAX_OPENINGS, MAX_OPENINGS_BYTES, MAX_OPENING_LINE,
+    check_limit, program_checksum, ConfigError, MatchConfig, MatchRules, OpeningsError,
+    PlaySettings, Seating, SprtError, MAX_OPENINGS, MAX_OPENINGS_BYTES, MAX_OPENING_LINE,
 };
 use crate::matches::{run, Finish};
 use crate::merge;
@@ -265,7 +265,7 @@ fn play_match(config: &MatchConfig, demo: bool, interrupted: &AtomicBool) -> Exi
         );
     }
     if let Some(path) = &config.json {
-        if let Err(e) = merge::write_json(&outcome.board, &outcome.fingerprint, path) {
+        if let Err(e) = merge::write_json(&outcome.board, outcome.fingerprint, path) {
             eprintln!("referee: error: {e}");
             return ExitCode::from(1);
         }
@@ -377,7 +377,7 @@ fn merge_files(files: &[PathBuf], sprt: &[String], json: Option<&Path>) -> ExitC
     let mut out = std::io::stdout();
     merge::print(&merged, &mut out);
     if let Some(path) = json {
-        if let Err(e) = merge::write_json(&merged.board, &merged.fingerprint, path) {
+        if let Err(e) = merge::write_json(&merged.board, merged.fingerprint, path) {
             return fail(e);
         }
     }
@@ -453,7 +453,7 @@ fn config(
     let engines = engines(engine_args)?;
     let (id, rules) = cli.game.split_first().ok_or(ConfigError::NoGame)?;
     let entry = catalogue::entry(games, id).map_err(ConfigError::Game)?;
-    entry.session(rules).map_err(|e| ConfigError::Ruleset {
+    let rules = MatchRules::of(entry, rules).map_err(|e| ConfigError::Ruleset {
         game: id.clone(),
         error: GameError::Ruleset(e),
     })?;
@@ -493,7 +493,7 @@ fn config(
             cli.random_openings
         };
     let openings = match &cli.openings {
-        Some(path) => load_openings(path, entry, rules).map_err(ConfigError::Openings)?,
+        Some(path) => load_openings(path, entry, &rules).map_err(ConfigError::Openings)?,
         None => Vec::new(),
     };
     let sprt = if cli.sprt.is_empty() {
@@ -525,7 +525,7 @@ fn config(
     Ok(MatchConfig {
         play: PlaySettings {
             entry,
-            rules: rules.to_vec(),
+            rules,
             engines,
             limit,
             openings,
@@ -568,7 +568,7 @@ fn parse_shard(text: &str) -> Result<(u32, u32), ConfigError> {
 fn load_openings(
     path: &Path,
     entry: &GameEntry,
-    rules: &[String],
+    rules: &MatchRules,
 ) -> Result<Vec<String>, Box<OpeningsError>> {
     use std::io::Read;
     let file = std::fs::File::open(path)
@@ -611,9 +611,9 @@ fn opening(
     n: usize,
     line: &str,
     entry: &GameEntry,
-    rules: &[String],
+    rules: &MatchRules,
 ) -> Result<String, Box<OpeningsError>> {
-    let mut session = entry.session(rules).expect("the ruleset was checked");
+    let mut session = rules.session(entry);
     let as_notation = session.set_position(Some(line), &[]);
     if let Err(notation_error) = as_notation {
         let (notation, moves) = match line.split_once(" moves ") {

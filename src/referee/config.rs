@@ -8,10 +8,13 @@ use std::fmt;
 use std::path::PathBuf;
 use std::time::Duration;
 
+use super::checksum::Fingerprint;
 use super::spec::{EngineSpec, Limit, SpecError, TcError};
 use super::stats::Sprt;
 use menagerie_os::bundled::BundledError;
 use menagerie_rules::catalogue::{GameEntry, GameError};
+use menagerie_rules::game::ruleset::{Ruleset, RulesetError};
+use menagerie_rules::game::session::DynSession;
 use menagerie_rules::game::session::PositionError;
 
 /// How the two engines share the seats of a game.
@@ -56,7 +59,7 @@ impl fmt::Display for Seating {
 /// match plays.
 pub struct PlaySettings {
     pub entry: &'static GameEntry,
-    pub rules: Vec<String>,
+    pub rules: MatchRules,
     pub engines: [EngineSpec; 2],
     /// The limit of engines that set none of their own.
     pub limit: Limit,
@@ -87,7 +90,7 @@ impl PlaySettings {
     /// A short name of these settings: a checksum of every field. The
     /// number of games is not among them: pair `p` is the same game in a
     /// match of any length, so a match can grow in waves.
-    pub fn fingerprint(&self) -> String {
+    pub fn fingerprint(&self) -> Fingerprint {
         // Every field, by name: a field added to the struct must be added
         // here, or this does not compile.
         let PlaySettings {
@@ -106,7 +109,7 @@ impl PlaySettings {
         let mut text = format!(
             "{} {} | limit {limit} | openings {} | random {random_openings} | seed {seed} | max-plies {max_plies:?} | margin {margin_ms}",
             entry.id,
-            rules.join(" "),
+            rules.given.join(" "),
             openings.join(";"),
         );
         // Matches of alternate seating keep the fingerprints they had
@@ -120,7 +123,32 @@ impl PlaySettings {
                 engine.name, engine.command, engine.options, engine.limit
             ));
         }
-        format!("{:016x}", super::checksum::checksum(&text))
+        Fingerprint::of(&text)
+    }
+}
+
+/// The ruleset of a match, checked once where the command line is read.
+#[derive(Clone, Debug, PartialEq)]
+pub struct MatchRules {
+    pub ruleset: Ruleset,
+    /// The words as given: sent to the engines with `newgame`, and part
+    /// of the fingerprint (as they have always been, so that a match's
+    /// records resume).
+    pub given: Vec<String>,
+}
+
+impl MatchRules {
+    /// The ruleset of `entry` that `words` give, checked.
+    pub fn of(entry: &GameEntry, words: &[String]) -> Result<MatchRules, RulesetError> {
+        Ok(MatchRules {
+            ruleset: entry.ruleset(words)?,
+            given: words.to_vec(),
+        })
+    }
+
+    /// A session of `entry` at the start of this ruleset.
+    pub fn session(&self, entry: &GameEntry) -> Box<dyn DynSession> {
+        entry.session_of(&self.ruleset)
     }
 }
 

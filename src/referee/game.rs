@@ -68,11 +68,7 @@ pub fn play(
     engines: &mut [EngineProcess; 2],
     abort: &AtomicBool,
 ) -> Option<Finished> {
-    let mut session = spec
-        .play
-        .entry
-        .session(&spec.play.rules)
-        .expect("the ruleset was checked before the match");
+    let mut session = spec.play.rules.session(spec.play.entry);
     session
         .set_position(Some(spec.start), &[])
         .expect("the start notation was checked before the match");
@@ -230,7 +226,7 @@ impl Game<'_> {
 fn new_game(engine: &mut EngineProcess, spec: &GameSpec) -> Result<(), Forfeit> {
     let newgame = Command::NewGame {
         game: spec.play.entry.id.to_string(),
-        options: spec.play.rules.clone(),
+        options: spec.play.rules.given.clone(),
     };
     engine.send(&newgame).map_err(|_| gone(engine))?;
     sync(engine, spec.stall)

@@ -13,6 +13,7 @@ use std::sync::mpsc::{channel, RecvTimeoutError};
 use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 
+use super::checksum::Fingerprint;
 use super::config::{MatchConfig, Seating};
 use super::outcome::{Ending, Score};
 use super::process::EngineProcess;
@@ -42,8 +43,8 @@ pub enum MatchError {
     OtherMatch {
         path: std::path::PathBuf,
         game: u32,
-        theirs: String,
-        ours: String,
+        theirs: Fingerprint,
+        ours: Fingerprint,
     },
 }
 
@@ -90,7 +91,7 @@ pub enum Finish {
 /// The end of a match.
 pub struct MatchOutcome {
     /// The fingerprint of the match's settings.
-    pub fingerprint: String,
+    pub fingerprint: Fingerprint,
     pub board: Scoreboard,
     pub finish: Finish,
     /// Milliseconds the referee spent between engine replies, and the
@@ -104,7 +105,7 @@ pub struct Match<'a> {
     config: &'a MatchConfig,
     out: &'a mut dyn Write,
     interrupt: &'a AtomicBool,
-    fingerprint: String,
+    fingerprint: Fingerprint,
     board: Scoreboard,
     record_file: Option<RecordFile>,
     finish: Finish,
@@ -163,7 +164,7 @@ impl<'a> Match<'a> {
         let record_file = match &config.record {
             Some(path) => {
                 let mut file = RecordFile::open(path).map_err(MatchError::RecordFile)?;
-                let read = existing(path, &fingerprint, config.resume)?;
+                let read = existing(path, fingerprint, config.resume)?;
                 if !config.resume && !read.records.is_empty() {
                     return Err(MatchError::AlreadyPlayed {
                         path: path.to_path_buf(),
@@ -364,38 +365,21 @@ impl<'a> Match<'a> {
         let config = self.config;
         let fingerprint = &self.fingerprint;
         let names = config.play.names();
-        let mut session = config
-            .play
-            .entry
-            .session(&config.play.rules)
-            .expect("the ruleset was checked");
+        let mut session = config.play.rules.session(config.play.entry);
         session
             .set_position(Some(&done.start), &[])
             .expect("checked");
         let finished = &done.finished;
-        let winner = if finished.points[0] > finished.points[1] {
-            Some(names[0].to_string())
-        } else if finished.points[1] > finished.points[0] {
-            Some(names[1].to_string())
-        } else {
-            None
-        };
-        let (by, detail) = match &finished.ending {
-            Ending::Forfeit {
-                engine,
-                forfeit,
-                said,
-            } => (
-                Some(names[*engine].to_string()),
-                Some(match said {
-                    Some(said) => format!("{forfeit}; it said: {said}"),
-                    None => forfeit.to_string(),
-                }),
-            ),
-            _ => (None, None),
+        // The winner and the engine that forfeited follow from the result.
+        let detail = match &finished.ending {
+            Ending::Forfeit { forfeit, said, .. } => Some(match said {
+                Some(said) => format!("{forfeit}; it said: {said}"),
+                None => forfeit.to_string(),
+            }),
+            _ => None,
         };
         Record {
-            fingerprint: fingerprint.to_string(),
+            fingerprint: *fingerprint,
             game: config.play.entry.id.to_string(),
             rules: session
                 .ruleset()
@@ -421,10 +405,8 @@ impl<'a> Match<'a> {
                 .collect(),
             seating: config.play.seating,
             result: Score::of_points(finished.points),
-            winner,
             seat: finished.winning_seat,
             reason: finished.ending.reason(),
-            by,
             detail: detail.map(|d| d.replace(['\t', '\n'], " ")),
             moves: finished.moves.clone(),
             thoughts: finished.thoughts.clone(),
@@ -438,7 +420,11 @@ impl<'a> Match<'a> {
 /// The records of this match in the record file (a cut last line left
 /// out). Resuming, a game of another match is an error; otherwise other
 /// matches' games are left alone and only this match's are returned.
-fn existing(path: &std::path::Path, fingerprint: &str, resume: bool) -> Result<Read, MatchError> {
+fn existing(
+    path: &std::path::Path,
+    fingerprint: Fingerprint,
+    resume: bool,
+) -> Result<Read, MatchError> {
     // A device or a pipe (/dev/full, a FIFO) holds no records to read.
     if !std::fs::metadata(path).is_ok_and(|m| m.is_file()) {
         return Ok(Read {
@@ -457,8 +443,8 @@ fn existing(path: &std::path::Path, fingerprint: &str, resume: bool) -> Result<R
         return Err(MatchError::OtherMatch {
             path: path.to_path_buf(),
             game: other.index + 1,
-            theirs: other.fingerprint.clone(),
-            ours: fingerprint.to_string(),
+            theirs: other.fingerprint,
+            ours: fingerprint,
         });
     }
     Ok(read)

@@ -10,6 +10,7 @@ use std::path::Path;
 
 use serde::Serialize;
 
+use super::checksum::Fingerprint;
 use super::record::Record;
 use super::report;
 use super::scoreboard::{Grouping, Scoreboard};
@@ -18,7 +19,7 @@ use super::stats::{elo_of_score, los, Sprt};
 /// The records of one match, added up.
 pub struct Merged {
     pub board: Scoreboard,
-    pub fingerprint: String,
+    pub fingerprint: Fingerprint,
     /// Games of the whole match.
     pub games: u32,
     /// Records dropped because a record of the same game came first.
@@ -38,8 +39,8 @@ pub enum MergeError {
     NoRecords,
     /// Records of several matches: the first one's fingerprint, the others.
     Mixed {
-        first: String,
-        others: Vec<String>,
+        first: Fingerprint,
+        others: Vec<Fingerprint>,
     },
 }
 
@@ -51,7 +52,7 @@ impl fmt::Display for MergeError {
                 f,
                 "the records come from {} different matches (settings {first} and {}); merge the shards of one match only",
                 others.len() + 1,
-                others.join(", ")
+                others.iter().map(|f| f.to_string()).collect::<Vec<_>>().join(", ")
             ),
         }
     }
@@ -80,7 +81,7 @@ pub fn merge(records: Vec<Record>, sprt: Option<Sprt>) -> Result<Merged, MergeEr
     let Some(first) = records.first() else {
         return Err(MergeError::NoRecords);
     };
-    let fingerprint = first.fingerprint.clone();
+    let fingerprint = first.fingerprint;
     let engines = first.engines.clone();
     // Records of one match share their seating and seats.
     let (first_seating, first_seats) = (first.seating, first.seats.len() as u32);
@@ -89,7 +90,7 @@ pub fn merge(records: Vec<Record>, sprt: Option<Sprt>) -> Result<Merged, MergeEr
     let mut others = BTreeSet::new();
     for record in &records {
         if record.fingerprint != fingerprint {
-            others.insert(record.fingerprint.clone());
+            others.insert(record.fingerprint);
         }
     }
     if !others.is_empty() {
@@ -196,7 +197,7 @@ pub fn print(merged: &Merged, out: &mut dyn Write) {
 struct Json<'a> {
     /// The fingerprint of the match's settings (as in its records).
     #[serde(rename = "match")]
-    fingerprint: &'a str,
+    fingerprint: String,
     engines: &'a [String; 2],
     games: u32,
     wins: u32,
@@ -262,7 +263,11 @@ struct SprtJson {
 }
 
 /// Writes `board` as JSON to `path`.
-pub fn write_json(board: &Scoreboard, fingerprint: &str, path: &Path) -> Result<(), JsonError> {
+pub fn write_json(
+    board: &Scoreboard,
+    fingerprint: Fingerprint,
+    path: &Path,
+) -> Result<(), JsonError> {
     let t = &board.tally;
     let score = t.score();
     let (elo, margin) = if t.games() > 0 && score > 0.0 && score < 1.0 {
@@ -276,7 +281,7 @@ pub fn write_json(board: &Scoreboard, fingerprint: &str, path: &Path) -> Result<
         (None, None)
     };
     let json = Json {
-        fingerprint,
+        fingerprint: fingerprint.to_string(),
         engines: &board.engines,
         games: t.games(),
         wins: t.wins,

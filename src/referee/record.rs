@@ -30,7 +30,7 @@ use std::fs::File;
 use std::io::Write;
 use std::path::Path;
 
-use super::checksum::checksum;
+use super::checksum::{checksum, Fingerprint};
 use super::config::Seating;
 use super::outcome::{Reason, Score, Thought};
 use menagerie_rules::catalogue::{self, GameEntry};
@@ -46,7 +46,7 @@ pub const VERSION: &str = "3";
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct Record {
     /// The fingerprint of the match's settings.
-    pub fingerprint: String,
+    pub fingerprint: Fingerprint,
     pub game: String,
     pub rules: Vec<String>,
     pub start: String,
@@ -64,13 +64,9 @@ pub struct Record {
     pub seating: Seating,
     /// The result for the first engine.
     pub result: Score,
-    /// The engine that won, if one did.
-    pub winner: Option<String>,
     /// The seat that won, if one did.
     pub seat: Option<char>,
     pub reason: Reason,
-    /// The engine that forfeited.
-    pub by: Option<String>,
     pub detail: Option<String>,
     pub moves: Vec<String>,
     pub thoughts: Vec<Thought>,
@@ -128,13 +124,31 @@ impl fmt::Display for Thought {
 }
 
 impl Record {
+    /// The engine that won, if one did: what `result` says.
+    pub fn winner(&self) -> Option<&str> {
+        match self.result {
+            Score::FirstWins => Some(&self.engines[0]),
+            Score::SecondWins => Some(&self.engines[1]),
+            Score::Draw => None,
+        }
+    }
+
+    /// The engine that forfeited, if one did: the loser of a forfeit.
+    pub fn by(&self) -> Option<&str> {
+        match (&self.reason, self.result) {
+            (Reason::Forfeit(_), Score::FirstWins) => Some(&self.engines[1]),
+            (Reason::Forfeit(_), Score::SecondWins) => Some(&self.engines[0]),
+            _ => None,
+        }
+    }
+
     /// The line without its checksum field.
     fn body(&self) -> String {
         let seats: Vec<String> = self.seats.iter().map(|(s, n)| format!("{s}:{n}")).collect();
         let thoughts: Vec<String> = self.thoughts.iter().map(Thought::to_string).collect();
         let values = [
             VERSION.to_string(),
-            self.fingerprint.clone(),
+            self.fingerprint.to_string(),
             self.game.clone(),
             self.rules.join(" "),
             self.start.clone(),
@@ -146,10 +160,10 @@ impl Record {
             seats.join(","),
             self.seating.to_string(),
             self.result.to_string(),
-            optional(&self.winner).to_string(),
+            self.winner().unwrap_or("-").to_string(),
             self.seat.map_or("-".to_string(), |c| c.to_string()),
             self.reason.to_string(),
-            optional(&self.by).to_string(),
+            self.by().unwrap_or("-").to_string(),
             optional(&self.detail).to_string(),
             self.moves.join(" "),
             thoughts.join(" "),
@@ -211,6 +225,15 @@ pub enum RecordError {
     Result(String),
     Reason(String),
     Seating(String),
+    /// A `match` field that is not 16 hexadecimal digits.
+    Fingerprint(String),
+    /// A field that must say what the others do, and does not (`winner`
+    /// follows `result`, `by` the result of a forfeit).
+    Contradicts {
+        field: &'static str,
+        found: String,
+        expected: String,
+    },
     /// A file that cannot be read, and why.
     Unreadable {
         path: std::path::PathBuf,
@@ -282,6 +305,17 @@ impl fmt::Display for RecordError {
             RecordError::Result(r) => write!(f, "bad result '{r}'"),
             RecordError::Reason(r) => write!(f, "bad reason '{}'", clip(r)),
             RecordError::Seating(s) => write!(f, "bad seating '{}'", clip(s)),
+            RecordError::Fingerprint(s) => write!(f, "bad match fingerprint '{}'", clip(s)),
+            RecordError::Contradicts {
+                field,
+                found,
+                expected,
+            } => write!(
+                f,
+                "{field} is '{}' where the result says '{}'",
+                clip(found),
+                clip(expected)
+            ),
             RecordError::Unreadable { path, why } => {
                 write!(f, "cannot read {}: {why}", path.display())
             }
@@ -437,8 +471,10 @@ impl std::str::FromStr for Record {
         } else {
             number("set")?
         };
-        Ok(Record {
-            fingerprint: get("match").to_string(),
+        let record = Record {
+            fingerprint: get("match")
+                .parse()
+                .map_err(|_| RecordError::Fingerprint(get("match").into()))?,
             game: get("game").to_string(),
             rules: words(get("rules")),
             start: get("start").to_string(),
@@ -450,14 +486,27 @@ impl std::str::FromStr for Record {
             seats,
             seating,
             result,
-            winner: maybe(get("winner")),
             seat,
             reason,
-            by: maybe(get("by")),
             detail: maybe(get("detail")),
             moves: words(get("moves")),
             thoughts,
-        })
+        };
+        // Written from the result; a line that says otherwise is not ours.
+        for (field, stored, derived) in [
+            ("winner", get("winner"), record.winner()),
+            ("by", get("by"), record.by()),
+        ] {
+            let expected = derived.unwrap_or("-");
+            if stored != expected {
+                return Err(RecordError::Contradicts {
+                    field,
+                    found: stored.to_string(),
+                    expected: expected.to_string(),
+                });
+            }
+        }
+        Ok(record)
     }
 }
 
@@ -662,12 +711,12 @@ pub fn replay(record: &Record, games: &[GameEntry]) -> Result<Replayed, RecordEr
             describe_outcome(seat, &reason.to_string())
         }
         Status::Ongoing if !by_rules => {
-            let winner = match (&record.winner, record.seat) {
+            let winner = match (record.winner(), record.seat) {
                 (Some(engine), Some(seat)) => format!("{engine} wins as {seat}"),
                 (Some(engine), None) => format!("{engine} wins"),
                 (None, _) => "draw".to_string(),
             };
-            match &record.by {
+            match record.by() {
                 Some(by) => format!("{} by {by}: {winner}", record.reason),
                 None => format!("{}: {winner}", record.reason),
             }
@@ -705,7 +754,7 @@ mod tests {
 
     fn sample() -> Record {
         Record {
-            fingerprint: "0123456789abcdef".into(),
+            fingerprint: "0123456789abcdef".parse().unwrap(),
             game: "hat-diviyan-keliya".into(),
             rules: vec!["start=apex".into(), "board=small".into()],
             start: "T/3/3/3 l 0 7 0".into(),
@@ -717,10 +766,8 @@ mod tests {
             seats: vec![('t', "a".into()), ('l', "b".into())],
             seating: Seating::Alternate,
             result: Score::SecondWins,
-            winner: Some("b".into()),
             seat: Some('l'),
             reason: Reason::Forfeit(ForfeitKind::Crash),
-            by: Some("a".into()),
             detail: Some("crash (the engine exited with status 3)".into()),
             moves: vec!["@b2".into(), "b1a2".into()],
             thoughts: vec![Thought {

@@ -18,12 +18,12 @@ pub fn header(config: &MatchConfig, games_to_play: u32, out: &mut dyn Write) {
         config.play.engines[0].name,
         config.play.engines[1].name,
         config.play.entry.id,
-        if config.play.rules.is_empty() {
+        if config.play.rules.given.is_empty() {
             ""
         } else {
             " "
         },
-        config.play.rules.join(" ")
+        config.play.rules.given.join(" ")
     );
     for (i, engine) in config.play.engines.iter().enumerate() {
         let options: Vec<String> = engine
@@ -85,12 +85,12 @@ pub fn header(config: &MatchConfig, games_to_play: u32, out: &mut dyn Write) {
 
 /// One finished game.
 pub fn game_line(record: &Record, total: u32, board: &Scoreboard, out: &mut dyn Write) {
-    let ending = match (&record.winner, record.seat) {
+    let ending = match (record.winner(), record.seat) {
         (Some(w), Some(seat)) => format!("{w} wins as {seat} by {}", record.reason),
         (Some(w), None) => format!("{w} wins by {}", record.reason),
         (None, _) => format!("draw by {}", record.reason),
     };
-    let detail = match (&record.by, &record.detail) {
+    let detail = match (record.by(), &record.detail) {
         (Some(by), Some(detail)) => format!(" [{detail} by {by}]"),
         _ => String::new(),
     };

@@ -24,10 +24,7 @@ pub fn dice_seed(config: &MatchConfig, set: u32) -> u64 {
 
 /// The seats in play at the ruleset's start, in turn order.
 pub fn seats_in_play(play: &PlaySettings) -> Vec<Seat> {
-    play.entry
-        .session(&play.rules)
-        .expect("the ruleset was checked")
-        .seats_in_play()
+    play.rules.session(play.entry).seats_in_play()
 }
 
 /// Games per set: two (a pair) when the seats alternate, one per seat
@@ -70,11 +67,7 @@ pub fn sets_to_play(config: &MatchConfig) -> Vec<u32> {
 /// The start of a set: an opening from the list, a random opening, or the
 /// ruleset's start.
 pub fn set_start(config: &MatchConfig, set: u32) -> String {
-    let mut session = config
-        .play
-        .entry
-        .session(&config.play.rules)
-        .expect("the ruleset was checked");
+    let mut session = config.play.rules.session(config.play.entry);
     if !config.play.openings.is_empty() {
         return config.play.openings[set as usize % config.play.openings.len()].clone();
     }
@@ -108,11 +101,7 @@ pub fn set_start(config: &MatchConfig, set: u32) -> String {
 /// engines take turns in seat order. Lone: game k of a set gives the k-th
 /// seat to the first engine and every other to the second.
 pub fn seating(config: &MatchConfig, start: &str, index: u32) -> ([usize; MAX_SEATS], Vec<Seat>) {
-    let mut session = config
-        .play
-        .entry
-        .session(&config.play.rules)
-        .expect("the ruleset was checked");
+    let mut session = config.play.rules.session(config.play.entry);
     session
         .set_position(Some(start), &[])
         .expect("openings were checked");
@@ -130,6 +119,6 @@ pub fn seating(config: &MatchConfig, start: &str, index: u32) -> ([usize; MAX_SE
 
 /// The fingerprint of the match's settings (see
 /// [`super::config::PlaySettings::fingerprint`]).
-pub fn fingerprint(config: &MatchConfig) -> String {
+pub fn fingerprint(config: &MatchConfig) -> super::checksum::Fingerprint {
     config.play.fingerprint()
 }

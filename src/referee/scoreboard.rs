@@ -143,8 +143,8 @@ impl Scoreboard {
             self.per_seat.entry((e, seats)).or_default().add(mine);
         }
         *self.endings.entry(record.reason.clone()).or_default() += 1;
-        if let (Some(by), Reason::Forfeit(kind)) = (&record.by, &record.reason) {
-            let e = usize::from(*by != self.engines[0]);
+        if let (Some(by), Reason::Forfeit(kind)) = (record.by(), &record.reason) {
+            let e = usize::from(by != self.engines[0]);
             *self.forfeits.entry((e, *kind)).or_default() += 1;
         }
         if let Some(detail) = &record.detail {

@@ -78,6 +78,16 @@ impl<A: Attach> GameEntry<A> {
         Ok((self.new_session)(ruleset))
     }
 
+    /// This game's ruleset given by `words`, checked.
+    pub fn ruleset<S: AsRef<str>>(&self, words: &[S]) -> Result<Ruleset, RulesetError> {
+        Ruleset::parse(self.options, words)
+    }
+
+    /// A session at the start position of `ruleset` (one of this game's).
+    pub fn session_of(&self, ruleset: &Ruleset) -> Box<A::Session> {
+        (self.new_session)(ruleset.clone())
+    }
+
     /// Every combination of this game's option values.
     pub fn all_rulesets(&self) -> Vec<Ruleset> {
         let mut words: Vec<Vec<String>> = vec![Vec::new()];

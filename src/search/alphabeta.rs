@@ -30,7 +30,7 @@ pub fn search<G: Game>(
     shared: &Shared,
     settings: &Settings,
     reporter: &mut dyn Reporter,
-) -> SearchResult {
+) -> SearchResult<G::Move> {
     let tables = super::endgame::tables_for(session, settings, reporter);
     let result = threads(
         session,

@@ -44,7 +44,7 @@ pub fn search<G: Game>(
     shared: &Shared,
     settings: &Settings,
     reporter: &mut dyn Reporter,
-) -> SearchResult {
+) -> SearchResult<G::Move> {
     let method = if session.position().seats().len() > 2 {
         settings.multi_seat
     } else {

@@ -84,7 +84,7 @@ fn report<'a, W: Deepening<'a>>(
         nodes: watch.nodes.load(Ordering::Relaxed),
         time_ms: watch.elapsed_ms(),
         hashfull: watch.shared.tt.hashfull(),
-        pv: pv.iter().map(|m| m.to_string()).collect(),
+        pv: super::line(pv),
     });
 }
 
@@ -95,7 +95,7 @@ fn report<'a, W: Deepening<'a>>(
 pub fn iterate<'a, W: Deepening<'a>>(
     worker: &mut W,
     mut reporter: Option<&mut dyn Reporter>,
-) -> SearchResult {
+) -> SearchResult<W::Move> {
     let limits = worker.budget().watch.limits;
     let max_depth = limits.depth.unwrap_or(W::MAX_DEPTH).clamp(1, W::MAX_DEPTH);
     let mut best: Option<(W::Move, i32)> = None;
@@ -155,7 +155,7 @@ pub fn iterate<'a, W: Deepening<'a>>(
     worker.budget().flush();
     match best {
         Some((mv, score)) => SearchResult {
-            best: Some(mv.to_string()),
+            best: Some(mv),
             score: W::report_score(score),
             nodes: 0,
         },

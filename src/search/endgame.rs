@@ -106,7 +106,7 @@ pub fn play<G: Game>(
     session: &Session<G>,
     settings: &Settings,
     reporter: &mut dyn Reporter,
-) -> Option<SearchResult> {
+) -> Option<SearchResult<G::Move>> {
     let tables = tables_for(session, settings, reporter)?;
     let Some((root, moves)) = analyse(session, &tables) else {
         report_problems(&tables, reporter);
@@ -155,10 +155,10 @@ pub fn play<G: Game>(
         nodes: moves.len() as u64,
         time_ms: 0,
         hashfull: 0,
-        pv: vec![best.to_string()],
+        pv: vec![&best],
     });
     Some(SearchResult {
-        best: Some(best.to_string()),
+        best: Some(best),
         score,
         nodes: moves.len() as u64,
     })

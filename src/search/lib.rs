@@ -68,18 +68,25 @@ impl fmt::Display for Score {
 }
 
 /// One `info` line's worth of progress.
-#[derive(Clone, Debug, PartialEq)]
-pub struct Info {
+#[derive(Clone)]
+pub struct Info<'a> {
     pub depth: u32,
     pub seldepth: u32,
     pub score: Score,
     pub nodes: u64,
     pub time_ms: u64,
     pub hashfull: u32,
-    pub pv: Vec<String>,
+    /// The principal variation, moves of the game printed only by the
+    /// reporter.
+    pub pv: Vec<&'a dyn fmt::Display>,
 }
 
-impl Info {
+/// `moves` as a principal variation.
+pub fn line<M: fmt::Display>(moves: &[M]) -> Vec<&dyn fmt::Display> {
+    moves.iter().map(|m| m as &dyn fmt::Display).collect()
+}
+
+impl Info<'_> {
     pub fn nps(&self) -> u64 {
         self.nodes * 1000 / self.time_ms.max(1)
     }
@@ -102,15 +109,15 @@ impl Reporter for Silent {
 
 /// What a finished search returns.
 #[derive(Clone, Debug, PartialEq)]
-pub struct SearchResult {
-    pub best: Option<String>,
+pub struct SearchResult<M> {
+    pub best: Option<M>,
     pub score: Score,
     pub nodes: u64,
 }
 
-impl SearchResult {
+impl<M> SearchResult<M> {
     /// No move: nothing to choose at the root.
-    pub fn none() -> SearchResult {
+    pub fn none() -> SearchResult<M> {
         SearchResult {
             best: None,
             score: Score::Cp(0),
@@ -358,8 +365,8 @@ fn threads<G: Game>(
     shared: &Shared,
     settings: &Settings,
     reporter: &mut dyn Reporter,
-    search: impl Fn(Budget<'_>, Option<&mut dyn Reporter>) -> SearchResult + Sync,
-) -> SearchResult {
+    search: impl Fn(Budget<'_>, Option<&mut dyn Reporter>) -> SearchResult<G::Move> + Sync,
+) -> SearchResult<G::Move> {
     if nothing_to_choose(session) {
         return SearchResult::none();
     }
@@ -369,13 +376,13 @@ fn threads<G: Game>(
 /// Lazy SMP: `settings.threads` threads run `search` on the same tree,
 /// meeting through the shared table; the main thread reports, and its
 /// result is the search's. `search` builds and runs one thread's worker.
-fn lazy_smp(
+fn lazy_smp<M: Send>(
     limits: &Limits,
     shared: &Shared,
     settings: &Settings,
     reporter: &mut dyn Reporter,
-    search: impl Fn(Budget<'_>, Option<&mut dyn Reporter>) -> SearchResult + Sync,
-) -> SearchResult {
+    search: impl Fn(Budget<'_>, Option<&mut dyn Reporter>) -> SearchResult<M> + Sync,
+) -> SearchResult<M> {
     let nodes = AtomicU64::new(0);
     let watch = Watch {
         shared,
@@ -444,7 +451,7 @@ pub fn run<G: Game>(
     shared: &Shared,
     settings: &Settings,
     reporter: &mut dyn Reporter,
-) -> SearchResult {
+) -> SearchResult<G::Move> {
     shared.tt.new_search();
     let position = session.position();
     let two_seats = position.seats().len() == 2;

@@ -33,7 +33,7 @@ pub fn search<G: Game>(
     shared: &Shared,
     settings: &Settings,
     reporter: &mut dyn Reporter,
-) -> SearchResult {
+) -> SearchResult<G::Move> {
     threads(
         session,
         limits,

@@ -44,7 +44,7 @@ pub fn search<G: Game>(
     shared: &Shared,
     settings: &Settings,
     reporter: &mut dyn Reporter,
-) -> SearchResult {
+) -> SearchResult<G::Move> {
     threads(
         session,
         limits,
@@ -96,7 +96,7 @@ impl<'a, G: Game> Tree<'a, G> {
         tree
     }
 
-    fn run(&mut self, reporter: &mut dyn Reporter) -> SearchResult {
+    fn run(&mut self, reporter: &mut dyn Reporter) -> SearchResult<G::Move> {
         let limits = self.budget.watch.limits;
         let mut iterations: u64 = 0;
         let mut next_report = 256;
@@ -126,7 +126,7 @@ impl<'a, G: Game> Tree<'a, G> {
         self.report(reporter);
         let best = self.best_child();
         SearchResult {
-            best: best.map(|(mv, _)| mv.to_string()),
+            best: best.map(|(mv, _)| mv),
             score: best.map_or(Score::Cp(0), |(_, share)| self.score(share)),
             nodes: 0,
         }
@@ -167,7 +167,7 @@ impl<'a, G: Game> Tree<'a, G> {
             if self.nodes[best].visits == 0 {
                 break;
             }
-            pv.push(self.nodes[best].mv.expect("a child has a move").to_string());
+            pv.push(self.nodes[best].mv.expect("a child has a move"));
             node = best;
         }
         let watch = self.budget.watch;
@@ -179,7 +179,7 @@ impl<'a, G: Game> Tree<'a, G> {
             nodes: watch.nodes.load(Ordering::Relaxed),
             time_ms: watch.elapsed_ms(),
             hashfull: (self.nodes.len() * 1000 / MAX_NODES) as u32,
-            pv,
+            pv: super::line(&pv),
         });
     }
 

@@ -48,7 +48,7 @@ pub fn play<G: Game>(
     limits: &Limits,
     shared: &Shared,
     reporter: &mut dyn Reporter,
-) -> SearchResult {
+) -> SearchResult<G::Move> {
     let mut moves = Vec::new();
     session.legal(&mut moves);
     if moves.is_empty() {
@@ -97,7 +97,7 @@ pub fn play<G: Game>(
     }
     reporter.text(&format!("skill {skill}: move chosen at depth {depth}"));
     SearchResult {
-        best: Some(chosen.0.to_string()),
+        best: Some(chosen.0),
         score: chosen.2,
         nodes: nodes.load(Ordering::Relaxed),
     }
@@ -125,7 +125,7 @@ fn report<M: std::fmt::Display>(
         nodes: watch.nodes.load(Ordering::Relaxed),
         time_ms: watch.elapsed_ms(),
         hashfull: watch.shared.tt.hashfull(),
-        pv: vec![mv.to_string()],
+        pv: vec![&mv],
     });
 }
 

@@ -200,7 +200,7 @@ fn gift_share<G: Game>(
     (gifts * 1000 / replies.len()) as u32
 }
 
-pub fn search<G: Game>(session: &Session<G>, reporter: &mut dyn Reporter) -> SearchResult {
+pub fn search<G: Game>(session: &Session<G>, reporter: &mut dyn Reporter) -> SearchResult<G::Move> {
     let start = Instant::now();
     let Some(table) = table_for(session) else {
         return SearchResult {
@@ -217,13 +217,13 @@ pub fn search<G: Game>(session: &Session<G>, reporter: &mut dyn Reporter) -> Sea
         };
     };
     // The principal variation: both sides keep playing their best move.
-    let mut pv = vec![mv.to_string()];
+    let mut pv = vec![mv];
     let mut line = session.position().clone();
     line.play(mv);
     while pv.len() < 64 {
         match best_move(&line, &table, None) {
             Some((next, _)) if value != Value::Draw => {
-                pv.push(next.to_string());
+                pv.push(next);
                 line.play(next);
             }
             _ => break,
@@ -242,11 +242,11 @@ pub fn search<G: Game>(session: &Session<G>, reporter: &mut dyn Reporter) -> Sea
         nodes,
         time_ms: start.elapsed().as_millis() as u64,
         hashfull: 0,
-        pv,
+        pv: super::line(&pv),
     });
     reporter.text(&format!("solved: {} positions in the table", table.len()));
     SearchResult {
-        best: Some(mv.to_string()),
+        best: Some(mv),
         score,
         nodes,
     }

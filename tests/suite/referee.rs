@@ -88,7 +88,7 @@ fn a_crashing_engine_forfeits_and_is_restarted_for_the_next_game() {
     assert!(
         recs.iter()
             .all(|r| r.reason == Reason::Forfeit(ForfeitKind::Crash)
-                && r.by.as_deref() == Some("crash")
+                && r.by() == Some("crash")
                 && r.result == Score::FirstWins),
         "{recs:?}"
     );
@@ -100,8 +100,7 @@ fn a_hanging_engine_forfeits_by_stall() {
     let (out, recs) = faulty("hang", &temp("hang.txt"));
     assert!(
         recs.iter()
-            .all(|r| r.reason == Reason::Forfeit(ForfeitKind::Stall)
-                && r.by.as_deref() == Some("hang")),
+            .all(|r| r.reason == Reason::Forfeit(ForfeitKind::Stall) && r.by() == Some("hang")),
         "{recs:?}"
     );
     assert!(out.contains("hang: stall 4"), "{out}");
@@ -113,7 +112,7 @@ fn an_illegal_move_forfeits() {
     assert!(
         recs.iter()
             .all(|r| r.reason == Reason::Forfeit(ForfeitKind::IllegalMove)
-                && r.by.as_deref() == Some("illegal")
+                && r.by() == Some("illegal")
                 && r.detail.as_deref().is_some_and(|d| d.contains("a1a1"))),
         "{recs:?}"
     );
@@ -125,7 +124,7 @@ fn garbage_output_forfeits() {
     assert!(
         recs.iter()
             .all(|r| r.reason == Reason::Forfeit(ForfeitKind::Garbage)
-                && r.by.as_deref() == Some("garbage")),
+                && r.by() == Some("garbage")),
         "{recs:?}"
     );
 }

@@ -137,7 +137,7 @@ fn a_burst_of_thousands_of_info_lines_on_each_move_is_not_a_flood() {
     let recs = records(&record);
     assert_eq!(recs.len(), 2);
     for r in &recs {
-        assert!(r.by.is_none(), "no forfeit: {r:?}");
+        assert!(r.by().is_none(), "no forfeit: {r:?}");
         assert!(r.moves.len() >= 8, "the game was played: {r:?}");
     }
 }
@@ -173,11 +173,11 @@ fn a_flooding_engine_is_forfeited_and_the_referee_stays_small() {
     assert_eq!(recs.len(), 2);
     for r in &recs {
         assert_eq!(
-            (r.reason.to_string(), r.by.as_deref()),
+            (r.reason.to_string(), r.by()),
             ("flood".to_string(), Some("flood")),
             "{r:?}"
         );
-        assert_eq!(r.winner.as_deref(), Some("steady"));
+        assert_eq!(r.winner(), Some("steady"));
     }
     eprintln!("the referee peaked at {peak_kb} kB");
     assert!(peak_kb < 300 * 1024, "the referee peaked at {peak_kb} kB");
@@ -356,7 +356,7 @@ fn what_an_engine_said_is_in_the_forfeit_it_led_to() {
     );
     assert!(out.status.success(), "{}", text(&out.stderr));
     for r in records(&record) {
-        assert_eq!(r.by.as_deref(), Some("picky"));
+        assert_eq!(r.by(), Some("picky"));
         assert!(
             r.detail
                 .as_deref()
@@ -620,7 +620,7 @@ fn a_time_loss_is_recorded_by_seat_and_replays_as_one() {
     assert!(out.status.success(), "{}", text(&out.stderr));
     for r in records(&record) {
         assert_eq!(r.reason, Reason::Forfeit(ForfeitKind::TimeLoss), "{r:?}");
-        assert_eq!(r.winner.as_deref(), Some("quick"));
+        assert_eq!(r.winner(), Some("quick"));
         let quick_seat = r.seats.iter().find(|(_, n)| n == "quick").unwrap().0;
         assert_eq!(r.seat, Some(quick_seat), "the winning seat is quick's");
         let last = r.thoughts.last().unwrap();

@@ -178,7 +178,10 @@ fn go_wins_fastest_keeps_draws_and_loses_slowest() {
             fn info(&mut self, _: &menagerie_search::Info) {}
             fn text(&mut self, _: &str) {}
         }
-        let best = solved::search(&session, &mut Quiet).best.unwrap();
+        let best = solved::search(&session, &mut Quiet)
+            .best
+            .unwrap()
+            .to_string();
         let chosen = analysis
             .moves
             .iter()
@@ -271,7 +274,10 @@ fn the_table_player_counts_repetitions_and_the_no_progress_rule() {
                 s.play_text(mv).unwrap();
                 s
             };
-            let best = solved::search(&session, &mut Quiet).best.unwrap();
+            let best = solved::search(&session, &mut Quiet)
+                .best
+                .unwrap()
+                .to_string();
             let chosen = after(&best);
             let value_of = |mv: &str, table: Value| {
                 if ends_drawn(&after(mv)) {
