@@ -32,8 +32,8 @@ macro_rules! say {
 use menagerie_referee::record::Record;
 use menagerie_rules::game::ruleset::Ruleset;
 use menagerie_rules::game::Game;
+use menagerie_rules::games::kilkenny::eval::{features, weights, FEATURES};
 use menagerie_rules::games::kilkenny::{Kilkenny, NORTH, SOUTH};
-use menagerie_rules::games::kilkenny_eval::{features, weights, FEATURES};
 
 struct Sample {
     eval: f64,

@@ -563,7 +563,7 @@ impl Engine {
                 action,
                 game,
                 words,
-            } => match crate::tables::parse_words(action, &words) {
+            } => match crate::tables_command::parse_words(action, &words) {
                 Err(e) => self.error(name, e),
                 Ok((job, ruleset)) => {
                     match catalogue::new_session_named(self.options.games, &game, &ruleset) {

@@ -7,6 +7,10 @@
 //!   the engine's catalogue of games.
 //! - [`output`]: the one writer of replies; the search reports through it.
 //! - [`bench`]: speed measured on fixed work.
+//! - [`tables_command`]: the `tables build|verify|status|bench` command.
+//! - `channel` (the events the loop hears), `error` (its errors), `input`
+//!   (the input thread), `worker` (the thread of long work), `options`,
+//!   `answers` (the answers of read-only commands).
 
 mod answers;
 pub mod bench;
@@ -18,7 +22,7 @@ mod input;
 mod options;
 pub mod output;
 pub mod session;
-pub mod tables;
+pub mod tables_command;
 mod worker;
 
 pub use driver::{run, run_with, Input, RunOptions};

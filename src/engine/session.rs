@@ -12,8 +12,8 @@ use menagerie_rules::game::Game;
 use menagerie_search as search;
 use menagerie_wire::Reply;
 
-use crate::tables::{TablesError, TablesJob};
-pub use menagerie_search::solved::Unsolved;
+use crate::tables_command::{TablesError, TablesJob};
+pub use menagerie_search::solved_play::Unsolved;
 
 /// Attaches the search to sessions of any game.
 pub struct Searching;
@@ -121,12 +121,12 @@ impl<G: Game> EngineSession for Session<G> {
         reporter: &mut dyn search::Reporter,
     ) -> Result<Solved, Unsolved> {
         let settings = search::Settings::default();
-        let tables = search::endgame::tables_for(self, &settings, reporter);
+        let tables = search::table_play::tables_for(self, &settings, reporter);
         let analysis = tables
             .as_ref()
-            .and_then(|tables| search::endgame::analyse(self, tables));
+            .and_then(|tables| search::table_play::analyse(self, tables));
         if let Some(tables) = &tables {
-            search::endgame::report_problems(tables, reporter);
+            search::table_play::report_problems(tables, reporter);
         }
         if let Some((value, moves)) = analysis {
             return Ok(Solved::Exact {
@@ -138,7 +138,7 @@ impl<G: Game> EngineSession for Session<G> {
                 table: self.position().table_key().map(|k| k.slice.to_string()),
             });
         }
-        match search::solved::analyse_until(self, stop) {
+        match search::solved_play::analyse_until(self, stop) {
             Ok(analysis) => Ok(Solved::Exact {
                 value: analysis.value.to_string(),
                 moves: analysis
@@ -154,7 +154,7 @@ impl<G: Game> EngineSession for Session<G> {
                 let report =
                     search::proof::prove(self.position(), before, tables.as_deref(), nodes, stop);
                 if let Some(tables) = &tables {
-                    search::endgame::report_problems(tables, reporter);
+                    search::table_play::report_problems(tables, reporter);
                 }
                 Ok(Solved::Proof(report))
             }
@@ -168,6 +168,6 @@ impl<G: Game> EngineSession for Session<G> {
         stop: &AtomicBool,
         say: &mut dyn FnMut(Reply),
     ) -> Result<(), TablesError> {
-        crate::tables::run::<G>(self.rules(), job, stop, say)
+        crate::tables_command::run::<G>(self.rules(), job, stop, say)
     }
 }

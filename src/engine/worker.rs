@@ -40,7 +40,7 @@ pub enum Job {
     },
     Tables {
         session: Box<dyn EngineSession>,
-        job: crate::tables::TablesJob,
+        job: crate::tables_command::TablesJob,
         stop: Arc<AtomicBool>,
     },
     /// What `newgame` and `ucinewgame` do before `isready` may answer:

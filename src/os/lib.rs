@@ -9,11 +9,13 @@
 //! - [`signals`]: SIGINT and SIGTERM handlers that end every process
 //!   group this process started;
 //! - [`bundled`]: finding the engine installed next to a program;
-//! - [`disk`]: free disk space.
+//! - [`disk`]: free disk space;
+//! - [`priority`]: lowering a thread's priority.
 
 pub mod bundled;
 pub mod disk;
 pub mod group;
 pub mod lines;
 pub mod memory;
+pub mod priority;
 pub mod signals;

@@ -196,6 +196,43 @@ fn headroom_of(hierarchy: &Hierarchy) -> Option<u64> {
     least
 }
 
+/// Gives the whole pages inside `len` bytes at `start` back to the
+/// system, which hands them out again zeroed when next touched; returns
+/// the byte offsets (from `start`) they covered, empty if none or if the
+/// system refused. Clearing a large table this way costs the kernel's
+/// page freeing instead of writing every byte.
+///
+/// # Safety
+/// The bytes must be private anonymous memory of the caller's own
+/// allocation (heap or mmap), for which reading zero is a valid value,
+/// and nothing may use them meanwhile.
+pub unsafe fn hand_back(start: *mut u8, len: usize) -> std::ops::Range<usize> {
+    #[cfg(target_os = "linux")]
+    {
+        const PAGE: usize = 4096;
+        let address = start as usize;
+        let first = address.next_multiple_of(PAGE);
+        let last = (address + len) / PAGE * PAGE;
+        if last > first + PAGE {
+            // SAFETY: [first, last) lies inside the caller's allocation,
+            // which it vouches for.
+            let done = unsafe {
+                libc::madvise(
+                    first as *mut libc::c_void,
+                    last - first,
+                    libc::MADV_DONTNEED,
+                )
+            };
+            if done == 0 {
+                return first - address..last - address;
+            }
+        }
+    }
+    #[cfg(not(target_os = "linux"))]
+    let _ = (start, len);
+    0..0
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -31,7 +31,7 @@ pub fn search<G: Game>(
     settings: &Settings,
     reporter: &mut dyn Reporter,
 ) -> SearchResult<G::Move> {
-    let tables = super::endgame::tables_for(session, settings, reporter);
+    let tables = super::table_play::tables_for(session, settings, reporter);
     let result = threads(
         session,
         limits,
@@ -46,7 +46,7 @@ pub fn search<G: Game>(
     );
     // A file that failed a check during the search was left out at once.
     if let Some(tables) = &tables {
-        super::endgame::report_problems(tables, reporter);
+        super::table_play::report_problems(tables, reporter);
     }
     result
 }
@@ -242,7 +242,7 @@ impl<'a, G: Game> Worker<'a, G> {
         }
         let value = self.tables.as_ref()?.probe(&self.position)?;
         self.iteration.horizon = true;
-        Some(super::endgame::score(value))
+        Some(super::table_play::score(value))
     }
 
     fn negamax(&mut self, depth: i32, ply: usize, mut alpha: i32, beta: i32) -> i32 {

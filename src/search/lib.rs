@@ -4,17 +4,27 @@
 //!
 //! The search never prints. It reports through [`Reporter`], which the
 //! protocol layer implements (Stockfish's split between search and UCI).
+//!
+//! - [`alphabeta`]: deterministic two-seat games.
+//! - [`expectimax`]: dice, and more than two seats with the others taken
+//!   as one opponent (paranoid, Best-Reply Search, BRS+).
+//! - [`maxn`], [`mcts`]: more than two seats, each for itself.
+//! - [`deepening`]: the iterative deepening they share; [`skill`]: weaker
+//!   play; [`time`]: the clock; [`tt`]: the transposition table.
+//! - Exact knowledge: [`game_solver`] solves a whole small game and
+//!   [`solved_play`] plays from it; [`table_play`] plays from the endgame
+//!   tables (the tables crate); [`proof`] proves values beyond them.
 
 pub mod alphabeta;
-pub mod chance;
 pub mod deepening;
-pub mod endgame;
+pub mod expectimax;
+pub mod game_solver;
 pub mod maxn;
 pub mod mcts;
 pub mod proof;
 pub mod skill;
-pub mod solved;
-pub mod solver;
+pub mod solved_play;
+pub mod table_play;
 pub mod time;
 pub mod tt;
 
@@ -423,10 +433,10 @@ fn solvable<G: Game>(session: &Session<G>, settings: &Settings) -> bool {
 /// calls it. Table files left out are named through `reporter`.
 pub fn prepare<G: Game>(session: &Session<G>, settings: &Settings, reporter: &mut dyn Reporter) {
     if settings.skill >= skill::FULL_STRENGTH && solvable(session, settings) {
-        solved::prepare(session);
+        solved_play::prepare(session);
     }
     if settings.skill >= skill::FULL_STRENGTH {
-        endgame::prepare(session, settings, reporter);
+        table_play::prepare(session, settings, reporter);
     }
 }
 
@@ -434,14 +444,7 @@ pub fn prepare<G: Game>(session: &Session<G>, settings: &Settings, reporter: &mu
 /// search threads than cores the threads that answer `isready`, `stop`
 /// and the clock (input, main search) still get a core at once.
 fn yield_to_the_main_threads() {
-    #[cfg(target_os = "linux")]
-    // SAFETY: plain system calls on the calling thread; failure (say, a
-    // sandbox that forbids it) only leaves the priority as it was.
-    unsafe {
-        let tid = libc::syscall(libc::SYS_gettid) as libc::id_t;
-        let nice = libc::getpriority(libc::PRIO_PROCESS, tid);
-        libc::setpriority(libc::PRIO_PROCESS, tid, (nice + 5).min(19));
-    }
+    menagerie_os::priority::lower_this_thread(5);
 }
 
 /// Runs the search that fits game `G` on the session's position.
@@ -465,22 +468,22 @@ pub fn run<G: Game>(
         // time limit searches now, keeping its limit, and plays perfectly
         // once the table is built.
         let timed = limits.hard_ms.is_some();
-        solved::wait_until_built(session, || timed || shared.stopped());
-        if solved::is_built(session) {
-            solved::search(session, reporter)
+        solved_play::wait_until_built(session, || timed || shared.stopped());
+        if solved_play::is_built(session) {
+            solved_play::search(session, reporter)
         } else {
             alphabeta::search(session, limits, shared, settings, reporter)
         }
     } else if two_seats && !G::HAS_CHANCE {
         // Perfect play where the endgame tables hold the position.
-        endgame::play(session, settings, reporter)
+        table_play::play(session, settings, reporter)
             .unwrap_or_else(|| alphabeta::search(session, limits, shared, settings, reporter))
     } else if settings.multi_seat == MultiSeat::MaxN && !two_seats {
         maxn::search(session, limits, shared, settings, reporter)
     } else if settings.multi_seat == MultiSeat::Mcts && !two_seats {
         mcts::search(session, limits, shared, settings, reporter)
     } else {
-        chance::search(session, limits, shared, settings, reporter)
+        expectimax::search(session, limits, shared, settings, reporter)
     }
 }
 

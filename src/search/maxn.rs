@@ -6,7 +6,7 @@
 //! evaluation likes best, captures always): shallow max^n pruning needs a
 //! bounded sum of the seats' values, which the evaluation does not keep,
 //! and deep pruning is unsound. Depth counts player moves, as in
-//! [`super::chance`].
+//! [`super::expectimax`].
 
 use std::sync::atomic::AtomicBool;
 

@@ -21,7 +21,7 @@ use std::sync::atomic::{AtomicU64, Ordering};
 use std::time::Instant;
 
 use super::{
-    alphabeta, chance, outcome_score, Info, Limits, Reporter, Score, SearchResult, Settings,
+    alphabeta, expectimax, outcome_score, Info, Limits, Reporter, Score, SearchResult, Settings,
     Shared, Watch,
 };
 use menagerie_rules::game::session::{status_of, Session};
@@ -83,7 +83,7 @@ pub fn play<G: Game>(
             let scores = if !G::HAS_CHANCE && session.position().seats().len() == 2 {
                 alphabeta::root_scores(session, depth + 1, &watch)
             } else {
-                chance::root_scores(session, depth + 1, &watch)
+                expectimax::root_scores(session, depth + 1, &watch)
             };
             let Some(scores) = scores else { break };
             depth += 1;

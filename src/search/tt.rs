@@ -218,32 +218,15 @@ impl Table {
     /// byte (a 4 GiB table: a tenth of the time). Returns the slots it
     /// covered; the caller zeroes the rest.
     fn hand_back_pages(&self) -> std::ops::Range<usize> {
-        #[cfg(target_os = "linux")]
-        {
-            const PAGE: usize = 4096;
-            const SLOT: usize = std::mem::size_of::<[AtomicU64; 2]>();
-            let start = self.slots.as_ptr() as usize;
-            let end = start + self.slots.len() * SLOT;
-            let first = start.next_multiple_of(PAGE);
-            let last = end / PAGE * PAGE;
-            if last > first + PAGE {
-                // SAFETY: [first, last) lies inside the table's own
-                // allocation, which is private anonymous memory (heap or
-                // mmap), where MADV_DONTNEED makes the pages read as
-                // zero, a valid value of every slot; no search runs.
-                let done = unsafe {
-                    libc::madvise(
-                        first as *mut libc::c_void,
-                        last - first,
-                        libc::MADV_DONTNEED,
-                    )
-                };
-                if done == 0 {
-                    return (first - start) / SLOT..(last - start) / SLOT;
-                }
-            }
-        }
-        0..0
+        const SLOT: usize = std::mem::size_of::<[AtomicU64; 2]>();
+        // SAFETY: the table's own allocation, private anonymous memory
+        // (heap or mmap) where zero is a valid value of every slot; no
+        // search runs while it is cleared.
+        let bytes = unsafe {
+            menagerie_os::memory::hand_back(self.slots.as_ptr() as *mut u8, self.slots.len() * SLOT)
+        };
+        // Whole slots only: pages and slots both align to 16 bytes.
+        bytes.start.div_ceil(SLOT)..bytes.end / SLOT
     }
 
     /// Permille of the first thousand slots used by the current search.

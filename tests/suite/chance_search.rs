@@ -9,8 +9,8 @@ use menagerie_rules::rng::Rng;
 use std::sync::atomic::AtomicU64;
 use std::time::Instant;
 
-use menagerie_search::chance::GREEDY_ROLL_SALT;
-use menagerie_search::{chance, maxn, Limits, MultiSeat, Shared, Watch};
+use menagerie_search::expectimax::GREEDY_ROLL_SALT;
+use menagerie_search::{expectimax, maxn, Limits, MultiSeat, Shared, Watch};
 
 const BOUND: i32 = 30_000;
 const CERTAIN: i32 = BOUND - 1_000;
@@ -74,7 +74,7 @@ fn pruning_never_changes_a_value() {
             start: Instant::now(),
             nodes: &nodes,
         };
-        let scores = chance::root_scores(&session, 2, &watch).expect("no limit stops it");
+        let scores = expectimax::root_scores(&session, 2, &watch).expect("no limit stops it");
         for (mv, score, _) in scores {
             let mut p = session.position().clone();
             p.play(mv);
@@ -330,7 +330,8 @@ fn best_reply_searches_give_the_values_of_their_definition() {
                 start: Instant::now(),
                 nodes: &nodes,
             };
-            let scores = chance::root_scores_with(&session, 2, &watch, method).expect("no limit");
+            let scores =
+                expectimax::root_scores_with(&session, 2, &watch, method).expect("no limit");
             for (mv, score, _) in scores {
                 let mut p = session.position().clone();
                 p.play(mv);
@@ -398,7 +399,7 @@ fn the_methods_differ_with_more_than_two_seats_only() {
         ]
         .into_iter()
         .map(|m| {
-            let scores = chance::root_scores_with(&session, 2, &watch, m).unwrap();
+            let scores = expectimax::root_scores_with(&session, 2, &watch, m).unwrap();
             scores.into_iter().map(|(_, s, _)| s).collect()
         })
         .collect();

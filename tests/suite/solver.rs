@@ -6,7 +6,7 @@ use std::collections::{HashSet, VecDeque};
 use menagerie_rules::game::session::Session;
 use menagerie_rules::game::{Game, Outcome, Ruleset};
 use menagerie_rules::games::hdk::Hdk;
-use menagerie_search::solver::{solve, Value};
+use menagerie_search::game_solver::{solve, Value};
 use menagerie_search::{alphabeta, Limits, Score, Settings, Shared, Silent};
 
 fn start(words: &[&str]) -> Hdk {
@@ -146,7 +146,7 @@ fn alpha_beta_without_the_table_proves_the_same_results() {
 
 #[test]
 fn go_wins_fastest_keeps_draws_and_loses_slowest() {
-    use menagerie_search::{solved, Reporter};
+    use menagerie_search::{solved_play, Reporter};
     // Random positions of the small board reached by random play.
     let mut rng = menagerie_rules::rng::Rng::new(17);
     let mut seen = [0u32; 3];
@@ -167,7 +167,7 @@ fn go_wins_fastest_keeps_draws_and_loses_slowest() {
             }
             session.play(moves[rng.below(moves.len() as u64) as usize]);
         }
-        let Some(analysis) = solved::analyse(&session) else {
+        let Some(analysis) = solved_play::analyse(&session) else {
             continue;
         };
         if analysis.moves.is_empty() {
@@ -178,7 +178,7 @@ fn go_wins_fastest_keeps_draws_and_loses_slowest() {
             fn info(&mut self, _: &menagerie_search::Info) {}
             fn text(&mut self, _: &str) {}
         }
-        let best = solved::search(&session, &mut Quiet)
+        let best = solved_play::search(&session, &mut Quiet)
             .best
             .unwrap()
             .to_string();
@@ -254,7 +254,7 @@ fn a_search_on_the_clock_never_waits_for_the_table() {
 #[test]
 fn the_table_player_counts_repetitions_and_the_no_progress_rule() {
     use menagerie_rules::game::Status;
-    use menagerie_search::{solved, Reporter};
+    use menagerie_search::{solved_play, Reporter};
     struct Quiet;
     impl Reporter for Quiet {
         fn info(&mut self, _: &menagerie_search::Info) {}
@@ -268,13 +268,13 @@ fn the_table_player_counts_repetitions_and_the_no_progress_rule() {
         let rules = Ruleset::parse(Hdk::OPTIONS, &["board=large"]).unwrap();
         let mut session: Session<Hdk> = Session::new(rules);
         while session.status() == Status::Ongoing {
-            let analysis = solved::analyse(&session).unwrap();
+            let analysis = solved_play::analyse(&session).unwrap();
             let after = |mv: &str| {
                 let mut s = session.clone();
                 s.play_text(mv).unwrap();
                 s
             };
-            let best = solved::search(&session, &mut Quiet)
+            let best = solved_play::search(&session, &mut Quiet)
                 .best
                 .unwrap()
                 .to_string();

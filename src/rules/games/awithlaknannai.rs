@@ -11,7 +11,7 @@
 
 use std::fmt;
 
-mod tables;
+mod numbering;
 
 use crate::bits::{nth_one_wide, ones as bits, ByteTables};
 use crate::game::endgame::{Endgame, Slice, TableKey};
@@ -771,7 +771,7 @@ impl Game for Awithlaknannai {
     }
 
     fn endgame() -> Option<Endgame<Awithlaknannai>> {
-        Some(tables::endgame())
+        Some(numbering::endgame())
     }
 
     fn table_key(&self) -> Option<TableKey> {

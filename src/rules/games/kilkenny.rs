@@ -10,6 +10,9 @@
 //! Seats are indexed in turn order S = 0, W = 1, N = 2, E = 3; the `players`
 //! option decides which are in play.
 
+pub mod eval;
+mod geometry;
+
 use std::fmt;
 
 use crate::game::{Game, OptionSpec, Outcome, Ruleset, Seat};
@@ -19,7 +22,7 @@ use crate::notation::{
 };
 use crate::rng::zobrist_table;
 
-use super::kilkenny_geometry::{
+use geometry::{
     offset, square, Terrain, LINES, LINE_OF, MICE, MOUSE_DISTANCES, MOUSE_OWNER, PLAYABLE_RUNS,
     RAYS, SIDE, SQUARES, TERRAIN,
 };
@@ -764,11 +767,11 @@ impl Game for Kilkenny {
     }
 
     fn evaluate(&self) -> i32 {
-        super::kilkenny_eval::evaluate_for(self, self.side)
+        eval::evaluate_for(self, self.side)
     }
 
     fn evaluate_for(&self, seat: Seat) -> i32 {
-        super::kilkenny_eval::evaluate_for(self, seat)
+        eval::evaluate_for(self, seat)
     }
 
     fn is_capture(&self, mv: KcMove) -> bool {

@@ -9,6 +9,8 @@
 //! pairs with P ends the walk and captures them (if any were passed); an
 //! enemy piece is passed; anything else ends the walk with no capture.
 
+pub mod eval;
+
 use std::fmt;
 
 use crate::bits::ones as bits;
@@ -600,7 +602,7 @@ impl Game for Safari {
     }
 
     fn evaluate(&self) -> i32 {
-        crate::games::safari_eval::evaluate(self)
+        eval::evaluate(self)
     }
 
     fn draw(&self) -> String {

@@ -1,4 +1,5 @@
-//! Search for games with chance nodes or more than two seats.
+//! Expectiminimax: search for games with chance nodes or more than two
+//! seats, the other seats taken as one opponent.
 //!
 //! Values are in the root seat's view: the root seat maximises, every other
 //! seat minimises (with two seats this is expectiminimax; with more it is

@@ -5,7 +5,7 @@
 
 use crate::game::Seat;
 
-use super::kilkenny::{EAST, NORTH, SOUTH, WEST};
+use super::{EAST, NORTH, SOUTH, WEST};
 
 pub(super) const SIDE: usize = 16;
 pub(super) const SQUARES: usize = SIDE * SIDE;

@@ -2,7 +2,7 @@
 //! the lions' distance to the enemy base. The weights are in
 //! [`crate::tune`], tuned by self-play with the referee (tools/tuning.md).
 
-use super::safari::{distance, neighbours, occupied, squares_of, Kind, Safari, BASES};
+use super::{distance, neighbours, occupied, squares_of, Kind, Safari, BASES};
 use crate::game::{Game, Seat};
 
 use crate::tune::{SAFARI_BASE_RACE, SAFARI_HELPER, SAFARI_LION_PRESSURE, SAFARI_MOBILITY};

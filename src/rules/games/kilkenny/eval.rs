@@ -4,7 +4,7 @@
 //! seat gets a utility; the value for a seat is its utility less the best
 //! of the others' (zero-sum with two seats, paranoid with more).
 
-use super::kilkenny::Kilkenny;
+use super::Kilkenny;
 use crate::game::{Game, Seat};
 
 use crate::tune::{

@@ -6,7 +6,7 @@ use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::Arc;
 use std::time::Instant;
 
-use super::solver::{self, built_solution_for, solution_for, Solution, Value};
+use super::game_solver::{self, built_solution_for, solution_for, Solution, Value};
 use super::{Info, Reporter, Score, SearchResult};
 use menagerie_rules::game::session::{status_of, Session};
 use menagerie_rules::game::{Game, Outcome, Status};
@@ -97,7 +97,7 @@ pub fn is_built<G: Game>(session: &Session<G>) -> bool {
 /// Starts building the table for the session's position without waiting.
 pub fn build_in_background<G: Game>(session: &Session<G>) {
     let (ruleset, start) = ruleset_and_start(session);
-    solver::build_in_background(ruleset, start, session.position().clone());
+    game_solver::build_in_background(ruleset, start, session.position().clone());
 }
 
 /// Starts building the table of the session's ruleset in the background
