@@ -196,7 +196,7 @@ pub fn example(name: &str) -> String {
 pub fn board() -> String {
     let engine = std::path::Path::new(env!("CARGO_BIN_EXE_menagerie"));
     let bin_dir = engine.parent().unwrap();
-    let path = bin_dir.join(format!("menagerie-gui{}", std::env::consts::EXE_SUFFIX));
+    let path = bin_dir.join(format!("menagerie-board{}", std::env::consts::EXE_SUFFIX));
     if !path.exists() {
         let mut build = std::process::Command::new(env!("CARGO"));
         build.args(["build", "-p", "menagerie-board"]);

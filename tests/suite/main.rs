@@ -6,13 +6,13 @@ mod common;
 
 mod awithlaknannai;
 mod bench;
+mod board;
 mod cancels;
 mod chance_search;
 mod contract;
 mod control;
 mod docs;
 mod fuzz;
-mod gui;
 mod hdk;
 mod kilkenny;
 mod layers;

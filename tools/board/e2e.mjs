@@ -1,13 +1,13 @@
-// End-to-end test of the browser board: starts menagerie-gui, plays a few
+// End-to-end test of the browser board: starts menagerie-board, plays a few
 // moves of each game by clicking in headless Chromium, checks that the
 // engine answered and that the board drawn matches the engine's own `d`
 // for the same moves, restarts a stopped engine, and saves screenshots.
 //
-//   node tools/gui/e2e.mjs      (after cargo build --release)
+//   node tools/board/e2e.mjs      (after cargo build --release)
 //
 // Environment: MENAGERIE_BIN (directory of the binaries, default
 // target/release), CHROMIUM (default /usr/bin/chromium), E2E_OUT (where
-// screenshots go, default target/gui-e2e).
+// screenshots go, default target/board-e2e).
 
 import { chromium } from 'playwright-core';
 import { spawn, execFileSync } from 'node:child_process';
@@ -17,7 +17,7 @@ import { fileURLToPath } from 'node:url';
 
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');
 const bin = process.env.MENAGERIE_BIN || path.join(root, 'target', 'release');
-const out = process.env.E2E_OUT || path.join(root, 'target', 'gui-e2e');
+const out = process.env.E2E_OUT || path.join(root, 'target', 'board-e2e');
 mkdirSync(out, { recursive: true });
 
 let failures = 0;
@@ -186,11 +186,11 @@ async function shot(page, name) {
 
 async function main() {
   const port = 20000 + Math.floor(Math.random() * 20000);
-  const server = spawn(path.join(bin, 'menagerie-gui'), ['--port', String(port), '--movetime', '40'], { stdio: ['ignore', 'pipe', 'inherit'] });
+  const server = spawn(path.join(bin, 'menagerie-board'), ['--port', String(port), '--movetime', '40'], { stdio: ['ignore', 'pipe', 'inherit'] });
   await new Promise((resolve, reject) => {
     server.stdout.on('data', (d) => { if (String(d).includes('open http://')) resolve(); });
-    server.on('exit', (code) => reject(new Error(`menagerie-gui exited with ${code}`)));
-    setTimeout(() => reject(new Error('menagerie-gui did not start')), 10000);
+    server.on('exit', (code) => reject(new Error(`menagerie-board exited with ${code}`)));
+    setTimeout(() => reject(new Error('menagerie-board did not start')), 10000);
   });
   const browser = await chromium.launch({
     executablePath: process.env.CHROMIUM || '/usr/bin/chromium',

@@ -1,4 +1,4 @@
-//! menagerie-gui: a board in the browser that plays against the engine.
+//! menagerie-board: a board in the browser that plays against the engine.
 //!
 //! An HTTP server (axum on hyper) on 127.0.0.1 that serves one page and
 //! runs one engine process per browser session (see `sessions`). The page is a client of the engine's text
@@ -43,7 +43,7 @@ const ICON: &str = include_str!("favicon.svg");
 /// Serves a board for the four games on http://127.0.0.1:<port>/ and plays
 /// against the engine through its protocol.
 #[derive(Parser)]
-#[command(name = "menagerie-gui", version, about)]
+#[command(name = "menagerie-board", version, about)]
 struct Args {
     /// Port on 127.0.0.1.
     #[arg(long, default_value_t = 7878)]
@@ -93,16 +93,16 @@ fn main() {
     let engine = match args.engine.clone().map(Ok).unwrap_or_else(bundled) {
         Ok(path) => path,
         Err(e) => {
-            eprintln!("menagerie-gui: {e}");
+            eprintln!("menagerie-board: {e}");
             std::process::exit(2);
         }
     };
     if let Err(e) = check_engine(&engine) {
-        eprintln!("menagerie-gui: {e}");
+        eprintln!("menagerie-board: {e}");
         std::process::exit(2);
     }
     if menagerie_rules::catalogue::find(&menagerie_rules::catalogue::GAMES, &args.game).is_none() {
-        eprintln!("menagerie-gui: unknown game '{}'", args.game);
+        eprintln!("menagerie-board: unknown game '{}'", args.game);
         std::process::exit(2);
     }
     // Engines are started by their own thread and read by their own
@@ -113,7 +113,7 @@ fn main() {
     {
         Ok(runtime) => runtime,
         Err(e) => {
-            eprintln!("menagerie-gui: {e}");
+            eprintln!("menagerie-board: {e}");
             std::process::exit(2);
         }
     };
@@ -121,7 +121,7 @@ fn main() {
         Ok(l) => l,
         Err(e) => {
             eprintln!(
-                "menagerie-gui: cannot listen on 127.0.0.1:{}: {e}",
+                "menagerie-board: cannot listen on 127.0.0.1:{}: {e}",
                 args.port
             );
             std::process::exit(2);
@@ -136,7 +136,7 @@ fn main() {
         io_timeout: Duration::from_millis(args.io_timeout_ms.max(1)),
     });
     println!(
-        "menagerie-gui: open http://127.0.0.1:{port}/ (engine {})",
+        "menagerie-board: open http://127.0.0.1:{port}/ (engine {})",
         server.sessions.engine().display()
     );
     let _ = std::io::stdout().flush();

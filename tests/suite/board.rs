@@ -1,5 +1,5 @@
-//! The browser board's server (tools/gui/server.rs) over HTTP, and the
-//! end-to-end test that drives the page in Chromium (tools/gui/e2e.mjs).
+//! The browser board's server (tools/board/server.rs) over HTTP, and the
+//! end-to-end test that drives the page in Chromium (tools/board/e2e.mjs).
 
 use std::io::{BufRead, BufReader, Read, Write};
 use std::net::TcpStream;
@@ -81,7 +81,7 @@ fn session(server: &Server) -> String {
 /// (after the `#!/bin/sh` line), executable.
 fn script_engine(name: &str, body: &str) -> PathBuf {
     use std::os::unix::fs::PermissionsExt;
-    let dir = std::env::temp_dir().join(format!("menagerie-gui-{}", std::process::id()));
+    let dir = std::env::temp_dir().join(format!("menagerie-board-{}", std::process::id()));
     std::fs::create_dir_all(&dir).unwrap();
     let engine = dir.join(name);
     std::fs::write(&engine, format!("#!/bin/sh\n{body}")).unwrap();
@@ -417,7 +417,7 @@ fn running(pid: &str) -> bool {
 
 #[test]
 fn helpers_of_an_engine_die_with_it_and_with_the_server() {
-    let dir = std::env::temp_dir().join(format!("menagerie-gui-helper-{}", std::process::id()));
+    let dir = std::env::temp_dir().join(format!("menagerie-board-helper-{}", std::process::id()));
     std::fs::create_dir_all(&dir).unwrap();
     let engine = dir.join("engine-with-helper.sh");
     // Each start appends "engine-pid helper-pid".
@@ -490,7 +490,7 @@ fn helpers_of_an_engine_die_with_it_and_with_the_server() {
 
 #[test]
 fn an_engine_that_does_not_exist_is_refused_at_start() {
-    let dir = std::env::temp_dir().join(format!("menagerie-gui-none-{}", std::process::id()));
+    let dir = std::env::temp_dir().join(format!("menagerie-board-none-{}", std::process::id()));
     std::fs::create_dir_all(&dir).unwrap();
     let not_executable = dir.join("engine.txt");
     std::fs::write(&not_executable, "uci\n").unwrap();
@@ -679,7 +679,7 @@ fn a_stopped_engine_is_reported_and_can_be_restarted() {
 }
 
 /// Drives the page in headless Chromium: needs Debian's chromium and
-/// tools/gui/node_modules (`npm ci` there); `.ci/run` installs both and
+/// tools/board/node_modules (`npm ci` there); `.ci/run` installs both and
 /// runs this with `--include-ignored`.
 #[test]
 #[ignore = "needs Chromium and playwright-core: run .ci/run"]
@@ -688,7 +688,7 @@ fn end_to_end_in_chromium() {
         .parent()
         .unwrap();
     let status = Command::new("node")
-        .arg(concat!(env!("CARGO_MANIFEST_DIR"), "/tools/gui/e2e.mjs"))
+        .arg(concat!(env!("CARGO_MANIFEST_DIR"), "/tools/board/e2e.mjs"))
         .env("MENAGERIE_BIN", bin_dir)
         .status()
         .expect("node runs");
