@@ -847,11 +847,3 @@ fn parse_error(e: &ParseError) -> Reply {
     e.reply()
 }
 
-/// The games `ugi` can choose, for the docs and tests.
-pub fn ugi_games() -> Vec<&'static str> {
-    GAMES
-        .iter()
-        .filter(|g| options::in_ugi(g))
-        .map(|g| g.id)
-        .collect()
-}

@@ -57,7 +57,3 @@ pub fn stop_on_termination() -> &'static AtomicBool {
     &REQUESTED
 }
 
-/// The flag [`stop_on_termination`] sets.
-pub fn stop_requested() -> &'static AtomicBool {
-    &REQUESTED
-}

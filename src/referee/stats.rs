@@ -312,11 +312,6 @@ impl Sprt {
         )
     }
 
-    /// LLR from single games.
-    pub fn llr_trinomial(&self, t: &Tally) -> f64 {
-        self.llr(&t.counts())
-    }
-
     /// LLR from game pairs.
     pub fn llr_pentanomial(&self, p: &Pentanomial) -> f64 {
         self.llr(&p.0)

@@ -57,11 +57,6 @@ impl Rng {
         }
         (product >> 64) as u64
     }
-
-    /// A new generator for a sub-stream (one per game of a match, say).
-    pub fn split(&mut self) -> Rng {
-        Rng::new(self.next_u64())
-    }
 }
 
 #[cfg(test)]

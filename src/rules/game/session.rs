@@ -158,8 +158,6 @@ pub trait DynSession: Send + Sync {
     fn boxed_clone(&self) -> Box<dyn DynSession>;
     /// Notation of the current position.
     fn notation(&self) -> String;
-    /// Notation of the ruleset's start position.
-    fn start_notation(&self) -> String;
     /// Sets a position from a notation (or the start) and plays `moves` on
     /// it; all or nothing.
     fn set_position(
@@ -169,8 +167,6 @@ pub trait DynSession: Send + Sync {
     ) -> Result<(), PositionError>;
     /// Plays `moves` on the current position; all or nothing.
     fn play_moves(&mut self, moves: &[String]) -> Result<(), PositionError>;
-    /// Takes back the last move since the set position.
-    fn undo_move(&mut self) -> bool;
     /// Legal moves in notation, none when the game is over.
     fn legal_moves(&self) -> Vec<String>;
     fn status(&self) -> Status;
@@ -183,7 +179,6 @@ pub trait DynSession: Send + Sync {
     fn seats_in_play(&self) -> Vec<super::Seat>;
     fn seat_letter_of(&self, seat: super::Seat) -> char;
     fn awaiting_chance(&self) -> bool;
-    fn has_chance(&self) -> bool;
     /// The board drawing used by `d`.
     fn draw(&self) -> String;
     /// Perft split by root move (see [`super::perft::divide`]).
@@ -223,10 +218,6 @@ impl<G: Game> DynSession for Session<G> {
         self.position.to_string()
     }
 
-    fn start_notation(&self) -> String {
-        G::start(&self.rules).to_string()
-    }
-
     fn set_position(
         &mut self,
         notation: Option<&str>,
@@ -253,10 +244,6 @@ impl<G: Game> DynSession for Session<G> {
         }
         *self = next;
         Ok(())
-    }
-
-    fn undo_move(&mut self) -> bool {
-        self.undo()
     }
 
     fn legal_moves(&self) -> Vec<String> {
@@ -295,10 +282,6 @@ impl<G: Game> DynSession for Session<G> {
 
     fn awaiting_chance(&self) -> bool {
         self.position.is_chance()
-    }
-
-    fn has_chance(&self) -> bool {
-        G::HAS_CHANCE
     }
 
     fn draw(&self) -> String {

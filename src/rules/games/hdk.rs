@@ -265,10 +265,6 @@ impl Hdk {
         self.leopards
     }
 
-    pub fn is_large(&self) -> bool {
-        self.geometry.rows == 5
-    }
-
     fn compute_hash(&self) -> u64 {
         let mut h = 0;
         for p in bits(self.tigers) {
