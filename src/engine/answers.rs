@@ -26,6 +26,8 @@ impl fmt::Display for QueryError {
     }
 }
 
+impl std::error::Error for QueryError {}
+
 /// The result and reason of a finished game, as replies write them.
 pub fn result_of(session: &dyn EngineSession, outcome: Outcome) -> GameResult {
     match outcome {

@@ -846,4 +846,3 @@ impl Engine {
 fn parse_error(e: &ParseError) -> Reply {
     e.reply()
 }
-

@@ -217,6 +217,8 @@ impl fmt::Display for OptionError {
     }
 }
 
+impl std::error::Error for OptionError {}
+
 /// A checked option value, to be applied by the engine.
 pub enum Setting {
     Hash(usize),

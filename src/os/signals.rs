@@ -56,4 +56,3 @@ pub fn stop_on_termination() -> &'static AtomicBool {
     install();
     &REQUESTED
 }
-

@@ -234,6 +234,8 @@ impl fmt::Display for LimitError {
     }
 }
 
+impl std::error::Error for LimitError {}
+
 /// Checks the numbers of a limit.
 pub fn check_limit(limit: &Limit) -> Result<(), LimitError> {
     match *limit {
@@ -338,6 +340,8 @@ impl fmt::Display for OpeningsError {
     }
 }
 
+impl std::error::Error for OpeningsError {}
+
 /// What is wrong with `--sprt`.
 #[derive(Clone, Debug, PartialEq)]
 pub enum SprtError {
@@ -378,6 +382,8 @@ impl fmt::Display for SprtError {
         }
     }
 }
+
+impl std::error::Error for SprtError {}
 
 /// A setting the referee refuses, before any game.
 #[derive(Debug)]

@@ -67,6 +67,8 @@ impl fmt::Display for Gone {
     }
 }
 
+impl std::error::Error for Gone {}
+
 /// Why a wait for the engine's answer failed.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub enum WaitError {
@@ -96,6 +98,8 @@ impl fmt::Display for WaitError {
         }
     }
 }
+
+impl std::error::Error for WaitError {}
 
 /// Why an engine could not be started and set up.
 #[derive(Debug)]

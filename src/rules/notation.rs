@@ -129,6 +129,8 @@ impl fmt::Display for MoveSyntaxError {
     }
 }
 
+impl std::error::Error for MoveSyntaxError {}
+
 /// Why a move could not be played.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub enum MoveError {
@@ -146,6 +148,8 @@ impl fmt::Display for MoveError {
         }
     }
 }
+
+impl std::error::Error for MoveError {}
 
 /// Splits a notation into its whitespace-separated fields.
 pub fn fields(text: &str) -> Vec<&str> {

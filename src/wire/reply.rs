@@ -1,7 +1,8 @@
 //! Every line the engine writes, typed: [`Reply`] parses a line and prints
-//! back to the same line (tested). The engine writes only replies; the
-//! referee, the fake test engine and the GUI server read engines' lines
-//! only through [`Reply::parse`]. Lines of other engines parse too (an
+//! back to the same line (tested). The engine and the fake test engine
+//! write only replies; the referee and the tests read engines' lines only
+//! through [`Reply::parse`] (the board's server relays lines untouched and
+//! its page reads them). Lines of other engines parse too (an
 //! `info` line with fields in another order, `score mate 3`): what is not
 //! understood is kept as it came.
 

@@ -1,9 +1,10 @@
 //! menagerie-board: a board in the browser that plays against the engine.
 //!
 //! An HTTP server (axum on hyper) on 127.0.0.1 that serves one page and
-//! runs one engine process per browser session (see `sessions`). The page is a client of the engine's text
-//! protocol: the server only relays lines (page -> engine stdin, engine
-//! stdout -> page as server-sent events) and restarts an engine that died.
+//! runs one engine process per browser session (see `sessions`). The page
+//! is a client of the engine's text protocol: the server only relays lines
+//! (page -> engine stdin, engine stdout -> page over a WebSocket, or as
+//! server-sent events for scripts) and restarts an engine that died.
 //! It knows the games through the rules' catalogue and never sees the
 //! search; chance outcomes (rolls) are drawn by the engine.
 //!

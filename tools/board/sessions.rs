@@ -263,6 +263,8 @@ impl std::fmt::Display for SessionError {
     }
 }
 
+impl std::error::Error for SessionError {}
+
 /// A session id nobody can guess: 128 bits from the operating system.
 fn random_id() -> Result<String, SessionError> {
     let mut bytes = [0u8; 16];

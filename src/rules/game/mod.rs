@@ -1,9 +1,10 @@
 //! The shared game trait and the generic machinery built on it.
 //!
-//! Every game lives in one file under `src/games/` and implements [`Game`].
+//! Every game lives in one file under `src/rules/games/` (helper files in a
+//! folder of the game's name) and implements [`Game`].
 //! Search, protocol, perft and referee only ever see this trait (through the
 //! object-safe [`session::DynSession`] at run time), so adding a game is one
-//! file plus one line in `crate::catalogue`.
+//! file plus one line in [`crate::catalogue`].
 
 pub mod endgame;
 pub mod perft;

@@ -100,6 +100,8 @@ impl fmt::Display for Broken {
     }
 }
 
+impl std::error::Error for Broken {}
+
 /// Where random play found a broken invariant, and which.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct Violation {

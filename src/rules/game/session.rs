@@ -305,7 +305,10 @@ impl<G: Game> DynSession for Session<G> {
         let seats = self.position.seats();
         let side = self.position.side();
         (
-            seats.iter().position(|&s| s == side).unwrap_or(0),
+            seats
+                .iter()
+                .position(|&s| s == side)
+                .expect("the side to move has a seat at the table"),
             seats.len(),
         )
     }

@@ -206,7 +206,11 @@ impl Kilkenny {
     /// The next seat in turn order that is not out, the mover last.
     fn next_seat(&self, mover: Seat) -> Seat {
         let n = self.seats.len();
-        let i = self.seats.iter().position(|&s| s == mover).unwrap_or(0);
+        let i = self
+            .seats
+            .iter()
+            .position(|&s| s == mover)
+            .expect("the mover has a seat at the table");
         (1..=n)
             .map(|k| self.seats[(i + k) % n])
             .find(|&s| !self.is_out(s))
