@@ -6,7 +6,7 @@
 #     how fast isready and stop were answered;
 #   - whole games on a 20 ms + 20 ms clock (and 50 ms + 1 s) beside the
 #     hogs: moves past the clock and the least time left.
-# Usage: tools/promises.sh [hogs]   (default 1; the README quotes a run)
+# Usage: tools/promises.sh [hogs]   (default 1; docs/promises.md quotes a run)
 set -euo pipefail
 cd "$(dirname "$0")/.."
 hogs=${1:-1}

@@ -458,7 +458,7 @@ impl fmt::Display for ConfigError {
                 "{option} needs --seed: every part of a match must play the same games"
             ),
             ConfigError::SprtWithShard => f.write_str(
-                "--sprt with --shard: a shard cannot decide alone; merge the shards with --sprt (see README)",
+                "--sprt with --shard: a shard cannot decide alone; merge the shards with --sprt (see docs/cluster.md)",
             ),
             ConfigError::Bundled(e) => write!(f, "no engine given and {e}"),
         }

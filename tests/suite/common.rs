@@ -276,3 +276,21 @@ pub fn cli(args: &[&str]) -> (Option<i32>, String) {
         String::from_utf8(output.stdout).unwrap(),
     )
 }
+
+/// The documents users read, by path from the repository's root: the
+/// README, protocol.md, the rules and every page of `docs/`.
+pub fn documents() -> Vec<String> {
+    let root = env!("CARGO_MANIFEST_DIR");
+    let mut pages: Vec<String> = std::fs::read_dir(format!("{root}/docs"))
+        .expect("docs/ exists")
+        .map(|entry| entry.expect("docs/ is readable").file_name())
+        .map(|name| format!("docs/{}", name.to_string_lossy()))
+        .filter(|path| path.ends_with(".md"))
+        .collect();
+    pages.sort();
+    let mut documents: Vec<String> = ["README.md", "protocol.md", "RULES.md"]
+        .map(String::from)
+        .to_vec();
+    documents.extend(pages);
+    documents
+}

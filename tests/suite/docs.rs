@@ -40,13 +40,36 @@ fn rules_md_states_each_games_start_as_the_code_writes_it() {
 
 #[test]
 fn no_document_names_a_file_outside_the_repository() {
-    for path in [
-        "README.md",
-        "protocol.md",
-        "RULES.md",
-        "tools/multiseat-study.md",
-    ] {
+    let mut documents = crate::common::documents();
+    documents.push("tools/multiseat-study.md".to_string());
+    assert!(documents.len() >= 8, "{documents:?}");
+    for path in &documents {
         let text = read(path);
         assert!(!text.contains("../shared"), "{path} names ../shared");
+    }
+}
+
+#[test]
+fn every_link_between_documents_leads_to_a_file() {
+    let root = env!("CARGO_MANIFEST_DIR");
+    for path in crate::common::documents() {
+        let text = read(&path);
+        let folder = std::path::Path::new(root)
+            .join(&path)
+            .parent()
+            .expect("a document sits in a folder")
+            .to_path_buf();
+        for (start, _) in text.match_indices("](") {
+            let rest = &text[start + 2..];
+            let target = &rest[..rest.find(')').unwrap_or(rest.len())];
+            let file = target.split('#').next().unwrap_or_default();
+            if file.is_empty() || file.contains("://") {
+                continue;
+            }
+            assert!(
+                folder.join(file).exists(),
+                "{path} links to {target}, which is not there"
+            );
+        }
     }
 }

@@ -1,7 +1,7 @@
 //! The documentation's examples, run exactly as written and again with
 //! `quit` appended (the way pipelines end):
 //! - every ` ```session ` block of protocol.md through the engine binary;
-//! - every ` ```console ` block of README.md and protocol.md through the
+//! - every ` ```console ` block of README.md, protocol.md and docs/ through the
 //!   shell, from the repository's root.
 //!
 //! Expected output is matched by snapbox, the snapshot library of cargo's
@@ -138,13 +138,13 @@ fn every_protocol_session_runs_as_documented_and_with_quit_appended() {
 
 /// A ` ```console ` block: shell commands (`$ ` lines) and their output.
 struct Console {
-    file: &'static str,
+    file: String,
     line: usize,
     command: String,
     expected: String,
 }
 
-fn consoles(file: &'static str) -> Vec<Console> {
+fn consoles(file: String) -> Vec<Console> {
     let markdown = std::fs::read_to_string(format!("{ROOT}/{file}")).unwrap();
     let mut consoles: Vec<Console> = Vec::new();
     let mut inside = false;
@@ -154,7 +154,7 @@ fn consoles(file: &'static str) -> Vec<Console> {
             "```" if inside => inside = false,
             text if inside => match text.strip_prefix("$ ") {
                 Some(command) => consoles.push(Console {
-                    file,
+                    file: file.clone(),
                     line: i + 1,
                     command: command.to_string(),
                     expected: String::new(),
@@ -206,7 +206,7 @@ fn shell(command: &str) -> (bool, String) {
 
 #[test]
 fn every_console_example_runs_as_written_and_with_quit_appended() {
-    let examples: Vec<Console> = ["README.md", "protocol.md"]
+    let examples: Vec<Console> = common::documents()
         .into_iter()
         .flat_map(consoles)
         .collect();
