@@ -9,7 +9,8 @@
 //! the opponent is lost one ply after the slowest of them. What is never
 //! reached is a draw (play can go on for ever). The result is exact
 //! distance to the end in plies for every position, under the game's own
-//! rules; the no-progress and repetition rules are not part of it.
+//! rules; the no-progress clock is not part of it. [`Clocked`] gives the
+//! values under the full rules, the clock included, from it.
 
 use std::collections::{HashMap, VecDeque};
 use std::fmt;
@@ -351,6 +352,85 @@ pub fn solve<G: Game>(root: &G) -> Solution {
         keys: order.iter().map(|&i| keys[i as usize]).collect(),
         values: order.iter().map(|&i| values[i as usize]).collect(),
         longest,
+    }
+}
+
+/// Values under the full rules, the no-progress clock included, read from
+/// a [`Solution`] made without it.
+///
+/// The clock only adds draws, so a drawn position stays drawn, and a win or
+/// loss in `d` plies stands whenever `d` plies are left on the clock: the
+/// winner's fastest line ends the game in time, and no line the loser
+/// chooses is faster. Only where the clock runs out first is the value
+/// searched, exactly: over the position and the plies left, each child at
+/// its own clock (a capture or drop starts it again), remembered by
+/// position and plies left, so a whole phase costs at most its positions
+/// times the limit. Repetition needs no search either: along a line that
+/// wins in the fewest plies (or loses in the most) no position comes
+/// twice; the game's history before the position is the caller's to
+/// check, as [`crate::solved_play`] does.
+pub struct Clocked<'a, G: Game> {
+    table: &'a Solution,
+    searched: HashMap<(u64, u32), Value>,
+    moves: Vec<Vec<G::Move>>,
+}
+
+impl<'a, G: Game> Clocked<'a, G> {
+    pub fn new(table: &'a Solution) -> Clocked<'a, G> {
+        Clocked {
+            table,
+            searched: HashMap::new(),
+            moves: Vec::new(),
+        }
+    }
+
+    /// The value of `position` at its clock, or `None` if the table does not
+    /// hold it.
+    pub fn value(&mut self, position: &G) -> Option<Value> {
+        let free = self.table.value_of(position)?;
+        let left = G::NO_PROGRESS_LIMIT.saturating_sub(position.clock());
+        match free {
+            Value::Win(d) | Value::Loss(d) if d > left => self.search(position, left),
+            _ => Some(free),
+        }
+    }
+
+    /// Positions searched because the clock ran out before the table's
+    /// value could be reached.
+    pub fn searched(&self) -> usize {
+        self.searched.len()
+    }
+
+    /// The exact value of an undecided position with `left` plies left.
+    fn search(&mut self, position: &G, left: u32) -> Option<Value> {
+        if left == 0 {
+            // Undecided when the limit is reached: the game's draw.
+            return Some(match position.no_progress_outcome() {
+                Outcome::Draw => Value::Draw,
+                Outcome::Win(w) if w == position.side() => Value::Win(0),
+                Outcome::Win(_) => Value::Loss(0),
+            });
+        }
+        let key = (position.hash(), left);
+        if let Some(&value) = self.searched.get(&key) {
+            return Some(value);
+        }
+        let mut moves = self.moves.pop().unwrap_or_default();
+        moves.clear();
+        position.generate(&mut moves);
+        let mut best: Option<Value> = None;
+        for &mv in &moves {
+            let mut child = position.clone();
+            child.play(mv);
+            let value = self.value(&child)?.for_mover();
+            if best.is_none_or(|b| value.better_than(b)) {
+                best = Some(value);
+            }
+        }
+        self.moves.push(moves);
+        let value = best.expect("a position the clock-free table has not decided has moves");
+        self.searched.insert(key, value);
+        Some(value)
     }
 }
 

@@ -6,7 +6,7 @@ use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::Arc;
 use std::time::Instant;
 
-use super::game_solver::{self, built_solution_for, solution_for, Solution, Value};
+use super::game_solver::{self, built_solution_for, solution_for, Clocked, Solution, Value};
 use super::{Info, Reporter, Score, SearchResult};
 use menagerie_rules::game::session::{status_of, Session};
 use menagerie_rules::game::{Game, Outcome, Status};
@@ -26,7 +26,8 @@ pub enum Unsolved {
     Stopped,
 }
 
-/// Solves the session's position, or `None` if the game is not solvable.
+/// Solves the session's position under the full rules (its clock
+/// included), or `None` if the game is not solvable.
 pub fn analyse<G: Game>(session: &Session<G>) -> Option<Analysis<G::Move>> {
     analyse_until(session, &AtomicBool::new(false)).ok()
 }
@@ -44,8 +45,9 @@ pub fn analyse_until<G: Game>(
         return Err(Unsolved::Stopped);
     }
     let table = table_for(session).ok_or(Unsolved::NotSolvable)?;
+    let mut clocked = Clocked::new(&table);
     let position = session.position();
-    let value = table.value_of(position).ok_or(Unsolved::NotSolvable)?;
+    let value = clocked.value(position).ok_or(Unsolved::NotSolvable)?;
     let mut moves = Vec::new();
     position.generate(&mut moves);
     let moves = moves
@@ -53,8 +55,8 @@ pub fn analyse_until<G: Game>(
         .map(|mv| {
             let mut child = position.clone();
             child.play(mv);
-            let value = table
-                .value_of(&child)
+            let value = clocked
+                .value(&child)
                 .expect("a solution holds every position it reaches");
             (mv, value.for_mover())
         })
@@ -128,7 +130,7 @@ type Taste = (bool, u32, i32, i32);
 /// plays on with another drawing move if it has one.
 fn best_move<G: Game>(
     position: &G,
-    table: &Solution,
+    table: &mut Clocked<G>,
     history: Option<&[u64]>,
 ) -> Option<(G::Move, Value)> {
     let mut moves = Vec::new();
@@ -148,7 +150,7 @@ fn best_move<G: Game>(
         let value = if ends_drawn {
             Value::Draw
         } else {
-            table.value_of(&child)?.for_mover()
+            table.value(&child)?.for_mover()
         };
         let taste = match value {
             _ if ends_drawn => (false, 0, 0, 0),
@@ -178,7 +180,7 @@ fn best_move<G: Game>(
 fn gift_share<G: Game>(
     child: &G,
     value: Value,
-    table: &Solution,
+    table: &mut Clocked<G>,
     replies: &mut Vec<G::Move>,
 ) -> u32 {
     replies.clear();
@@ -192,7 +194,7 @@ fn gift_share<G: Game>(
             let mut grandchild = child.clone();
             grandchild.play(reply);
             // The value for us, who move in the grandchild.
-            table.value_of(&grandchild).is_some_and(|v| {
+            table.value(&grandchild).is_some_and(|v| {
                 v.better_than(value) && !matches!((v, value), (Value::Loss(_), Value::Loss(_)))
             })
         })
@@ -209,7 +211,9 @@ pub fn search<G: Game>(session: &Session<G>, reporter: &mut dyn Reporter) -> Sea
             nodes: 0,
         };
     };
-    let Some((mv, value)) = best_move(session.position(), &table, Some(session.history())) else {
+    let mut clocked = Clocked::new(&table);
+    let Some((mv, value)) = best_move(session.position(), &mut clocked, Some(session.history()))
+    else {
         return SearchResult {
             best: None,
             score: Score::Cp(0),
@@ -221,7 +225,7 @@ pub fn search<G: Game>(session: &Session<G>, reporter: &mut dyn Reporter) -> Sea
     let mut line = session.position().clone();
     line.play(mv);
     while pv.len() < 64 {
-        match best_move(&line, &table, None) {
+        match best_move(&line, &mut clocked, None) {
             Some((next, _)) if value != Value::Draw => {
                 pv.push(next);
                 line.play(next);

@@ -206,10 +206,7 @@ fn shell(command: &str) -> (bool, String) {
 
 #[test]
 fn every_console_example_runs_as_written_and_with_quit_appended() {
-    let examples: Vec<Console> = common::documents()
-        .into_iter()
-        .flat_map(consoles)
-        .collect();
+    let examples: Vec<Console> = common::documents().into_iter().flat_map(consoles).collect();
     assert!(examples.len() >= 3, "{} console examples", examples.len());
     for example in &examples {
         let (ok, output) = shell(&example.command);

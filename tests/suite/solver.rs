@@ -326,3 +326,112 @@ fn the_table_player_counts_repetitions_and_the_no_progress_rule() {
     }
     assert!(seen.0 > 0 && seen.1 > 0, "both cases met: {seen:?}");
 }
+
+/// The exact value under the full rules (the no-progress clock included,
+/// repetition aside), by a plain search over position and clock that knows
+/// nothing of the solver: remembered by position and clock.
+fn exact_with_clock(p: &Hdk, known: &mut std::collections::HashMap<(u64, u32), Value>) -> Value {
+    let decided = |outcome: Outcome| match outcome {
+        Outcome::Draw => Value::Draw,
+        Outcome::Win(w) if w == p.side() => Value::Win(0),
+        Outcome::Win(_) => Value::Loss(0),
+    };
+    if let Some(outcome) = p.outcome() {
+        return decided(outcome);
+    }
+    if p.clock() >= Hdk::NO_PROGRESS_LIMIT {
+        return Value::Draw;
+    }
+    if let Some(&v) = known.get(&(p.hash(), p.clock())) {
+        return v;
+    }
+    let mut best: Option<Value> = None;
+    for child in children(p) {
+        let v = exact_with_clock(&child, known).for_mover();
+        if best.map_or(true, |b| v.better_than(b)) {
+            best = Some(v);
+        }
+    }
+    let value = best.expect("an undecided position has a move");
+    known.insert((p.hash(), p.clock()), value);
+    value
+}
+
+#[test]
+fn solved_values_hold_at_every_clock_against_an_exact_search() {
+    use menagerie_rules::game::session::DynSession;
+    use menagerie_search::solved_play;
+    // Deep recursion (one frame per ply, a hundred per phase).
+    std::thread::Builder::new()
+        .stack_size(256 << 20)
+        .spawn(|| {
+            let mut known = std::collections::HashMap::new();
+            let mut rng = menagerie_rules::rng::Rng::new(44);
+            let rules = Ruleset::parse::<&str>(Hdk::OPTIONS, &[]).unwrap();
+            let (mut checked, mut changed_by_the_clock) = (0, 0);
+            while checked < 400 {
+                // A random position after the drops, where the clock runs.
+                let mut p = start(&[]);
+                let mut plies = 0;
+                while p.outcome().is_none() && (p.leopards_in_hand() > 0 || plies < 12) {
+                    let mut moves = Vec::new();
+                    p.generate(&mut moves);
+                    p.play(moves[rng.below(moves.len() as u64) as usize]);
+                    plies += 1;
+                }
+                if p.outcome().is_some() {
+                    continue;
+                }
+                for clock in [0, 60, 85, 90, 94, 97, 99, 100] {
+                    p.set_clock(clock);
+                    let mut session: Session<Hdk> = Session::new(rules.clone());
+                    session.set_position(Some(&p.to_string()), &[]).unwrap();
+                    let analysis = solved_play::analyse(&session).unwrap();
+                    let exact = exact_with_clock(&p, &mut known);
+                    assert_eq!(analysis.value, exact, "at {p}");
+                    for (mv, value) in &analysis.moves {
+                        let mut child = p.clone();
+                        child.play(*mv);
+                        let exact = exact_with_clock(&child, &mut known).for_mover();
+                        assert_eq!(*value, exact, "{mv} at {p}");
+                    }
+                    let mut at_zero = p.clone();
+                    at_zero.set_clock(0);
+                    if exact_with_clock(&at_zero, &mut known) != exact {
+                        changed_by_the_clock += 1;
+                    }
+                    checked += 1;
+                }
+            }
+            assert!(
+                changed_by_the_clock >= 20,
+                "only {changed_by_the_clock} of {checked} values changed by the clock"
+            );
+        })
+        .unwrap()
+        .join()
+        .unwrap();
+}
+
+#[test]
+fn solve_and_go_answer_under_the_no_progress_clock() {
+    // Three plies before the limit the leopards cannot trap the tiger in
+    // time; at clock 0 they can.
+    let output = crate::common::engine(&[
+        "newgame hat-diviyan-keliya",
+        "position fen T/1L1/1LL/1LL t 0 0 97",
+        "solve",
+        "go depth 3",
+        "position fen T/1L1/1LL/1LL t 0 0 0",
+        "solve",
+    ]);
+    let values: Vec<&str> = output
+        .lines()
+        .filter_map(|l| l.strip_prefix("Value: "))
+        .collect();
+    assert_eq!(values, ["draw", "loss 11"], "{output}");
+    assert!(
+        output.contains("score cp 0") && !output.contains("score loss"),
+        "{output}"
+    );
+}
