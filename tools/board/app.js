@@ -95,6 +95,12 @@ class Engine {
     return this.queue;
   }
 
+  /** Sends a control line (`stop`) at once, past the exchanges waiting:
+   * the engine acts on it during a search (protocol.md, Order). */
+  send(line) {
+    return fetch(`/api/session/${this.id}/send`, { method: 'POST', body: line + '\n' }).catch(() => {});
+  }
+
   /** Replaces the engine; resolves once the event stream has moved past
    * the old engine's lines, so no new exchange can be cleared by them. */
   async restart() {
@@ -419,11 +425,14 @@ function fillHumanChoices() {
   select.append(new Option('nobody (engine vs engine)', ''));
   if (previous.game === state.game && (state.seats.includes(previous.seat) || previous.seat === '')) {
     select.value = previous.seat;
+  } else if (state.wantedHuman !== undefined && (state.seats.includes(state.wantedHuman) || state.wantedHuman === '')) {
+    select.value = state.wantedHuman;
   } else if (previous.seat === '' && previous.game) {
     select.value = '';
   } else {
     select.value = state.seats[Math.min(previous.index || 0, state.seats.length - 1)];
   }
+  state.wantedHuman = undefined;
   rememberHuman();
 }
 
@@ -502,14 +511,19 @@ async function setStrength() {
   if (error) throw new Error(error.slice(19));
 }
 
-async function newGame() {
-  if (state.busy) return;
+/** A new game of the game and ruleset in the menus, at once: work in hand
+ * (the engine thinking, a game being resumed) is stopped first. */
+function newGame() {
+  return start(newGameStep);
+}
+
+async function newGameStep() {
   state.game = $('game').value;
   state.options = chosenOptions();
   // Nothing of the previous game is drawn on the new game's board.
   Object.assign(state, { notation: '', moves: [], history: [], legal: [], selection: [], chance: false });
   const words = Object.entries(state.options).map(([k, v]) => `${k}=${v}`).join(' ');
-  await run(async () => {
+  {
     const lines = await engine.exchange([`newgame ${state.game} ${words}`.trim(), 'query seats', 'd'], (l) => l.startsWith('Status: '));
     const error = errorIn(lines);
     if (error) throw new Error(error.slice(19));
@@ -523,21 +537,58 @@ async function newGame() {
     $('thinking').textContent = '—';
     showHowTo();
     await sync();
-  });
+  }
 }
 
-/** Runs a step of the game, showing errors, then lets the engine play. */
+/** Thrown where a step was stopped so that the next one can run. */
+class Stopped extends Error {}
+
+/** Stops at the next wait if the person asked for something else. */
+function unlessStopped() {
+  if (state.next) throw new Stopped('stopped');
+}
+
+/** Runs `step` now, or, while another step runs, stops that one (and the
+ * engine's search) and runs `step` right after it: a request is never
+ * dropped. */
+function start(step) {
+  if (!state.busy) return run(step);
+  state.next = step;
+  engine.send('stop');
+  return Promise.resolve();
+}
+
+/** Runs a step of the game, showing errors, then lets the engine play;
+ * then any step asked for meanwhile (see `start`). While a step runs, a
+ * step that changes no turn (the strength) is only done, so that one loop
+ * alone plays the engine's moves. */
 async function run(step) {
+  if (state.busy) {
+    try {
+      await step();
+    } catch (e) {
+      message(String(e.message || e));
+    }
+    return;
+  }
   state.busy = true;
-  render();
   try {
-    message('');
-    await step();
-    await engineTurns();
-  } catch (e) {
-    message(String(e.message || e));
+    while (step) {
+      render();
+      try {
+        message('');
+        await step();
+        await engineTurns();
+      } catch (e) {
+        if (!(e instanceof Stopped)) message(String(e.message || e));
+      }
+      step = state.next;
+      state.next = null;
+      if (step && step !== resumeStep) $('resume').hidden = true;
+    }
   } finally {
     state.busy = false;
+    save();
     render();
   }
 }
@@ -545,8 +596,11 @@ async function run(step) {
 /** While it is not a human's turn: roll for the engine, or let it move. */
 async function engineTurns() {
   while (state.status === 'ongoing' && !humanToMove()) {
+    unlessStopped();
     if (isChance()) {
-      state.moves.push(await engine.roll());
+      const outcome = await engine.roll();
+      unlessStopped();
+      state.moves.push(outcome);
     } else {
       render();
       const movetime = Math.max(10, Number($('movetime').value) || 500);
@@ -554,6 +608,7 @@ async function engineTurns() {
       state.solvedSearch = false;
       const lines = await engine.exchange([`go movetime ${movetime}`], (l) => l.startsWith('bestmove '), (l) => showThinking(l, seat));
       const best = lines[lines.length - 1].split(/\s+/)[1];
+      unlessStopped();
       if (!best || best === '(none)') throw new Error('the engine found no move');
       state.moves.push(best);
       await sync();
@@ -642,9 +697,21 @@ async function play(move) {
   if (state.busy || !humanToMove() || !state.legal.includes(move)) return;
   state.selection = [];
   await run(async () => {
-    state.moves.push(move);
-    await sync();
+    await tryMoves([...state.moves, move]);
   });
+}
+
+/** Makes `moves` the game's moves if the engine takes them; otherwise the
+ * game stays as it was (a move that could not be sent is not shown). */
+async function tryMoves(moves) {
+  const saved = { moves: state.moves, history: [...state.history], captures: [...(state.captures || [])] };
+  state.moves = moves;
+  try {
+    await sync();
+  } catch (e) {
+    Object.assign(state, saved);
+    throw e;
+  }
 }
 
 async function roll() {
@@ -681,7 +748,7 @@ async function flip() {
 async function setPosition() {
   const text = $('paste').value.trim();
   if (!text || state.busy) return;
-  const saved = { start: state.start, moves: state.moves };
+  const saved = { start: state.start, moves: state.moves, history: [...state.history], captures: [...(state.captures || [])] };
   state.selection = [];
   await run(async () => {
     state.start = text;
@@ -695,6 +762,70 @@ async function setPosition() {
       throw e;
     }
   });
+}
+
+// ---------------------------------------------------------- keep a game --
+
+// The game in progress is kept in the browser (localStorage) after every
+// step, so that a reload or a tab closed by mistake can take it up again.
+const SAVED = 'menagerie-board-game';
+
+function save() {
+  // The kept game stays kept while the page offers it.
+  if (state.holdSaved || !$('resume').hidden) return;
+  const kept = {
+    game: state.game, options: state.options, start: state.start, moves: state.moves, status: state.status,
+    human: $('human').value, strength: $('strength').value, movetime: $('movetime').value,
+  };
+  try {
+    localStorage.setItem(SAVED, JSON.stringify(kept));
+  } catch (e) {
+    // Storage refused (a private window, a full quota): nothing is kept.
+  }
+}
+
+function saved() {
+  try {
+    const kept = JSON.parse(localStorage.getItem(SAVED) || 'null');
+    return kept && GAMES[kept.game] && Array.isArray(kept.moves) && typeof kept.start === 'string' ? kept : null;
+  } catch (e) {
+    return null;
+  }
+}
+
+/** The menus as they were for the kept game: game, ruleset, seat, strength. */
+function restoreSettings(kept) {
+  $('game').value = kept.game;
+  fillOptions(kept.game, kept.options || {});
+  if ([...$('strength').options].some((o) => o.value === kept.strength)) $('strength').value = kept.strength;
+  if (Number(kept.movetime) >= 10) $('movetime').value = kept.movetime;
+  state.wantedHuman = kept.human;
+}
+
+/** Offers to take up the kept game, if it was going on. */
+function offerResume(kept) {
+  if (!kept || kept.moves.length === 0 || kept.status !== 'ongoing') return;
+  const title = GAMES[kept.game].title;
+  $('resume-text').textContent = `Your game of ${title} (${kept.moves.length} move${kept.moves.length === 1 ? '' : 's'} played) was kept.`;
+  $('resume').hidden = false;
+  $('resume-yes').onclick = () => {
+    $('resume').hidden = true;
+    state.resuming = kept;
+    start(resumeStep);
+  };
+  $('resume-no').onclick = () => { $('resume').hidden = true; };
+}
+
+/** The kept game played again move by move (so that the list knows who
+ * moved and what each move captured), then the engine goes on. */
+async function resumeStep() {
+  const kept = state.resuming;
+  state.resuming = null;
+  Object.assign(state, { start: kept.start, moves: [], history: [], captures: [], notation: '', selection: [] });
+  for (let n = 0; n <= kept.moves.length; n++) {
+    state.moves = kept.moves.slice(0, n);
+    await sync();
+  }
 }
 
 // --------------------------------------------------------------- clicks --
@@ -909,7 +1040,8 @@ function render() {
   setStatus(status);
   $('roll').hidden = !(humanToMove() && isChance());
   $('pass').hidden = !(humanToMove() && state.legal.length === 1 && state.legal[0] === 'pass');
-  for (const id of ['new', 'undo', 'flip', 'set']) $(id).disabled = state.busy;
+  // New game stays open: it stops the engine and starts at once.
+  for (const id of ['undo', 'flip', 'set']) $(id).disabled = state.busy;
 }
 
 // ---------------------------------------------------------------- start --
@@ -935,11 +1067,24 @@ async function main() {
     for (const [id, g] of Object.entries(GAMES)) $('game').append(new Option(g.title, id));
     $('game').value = GAMES[config.game] ? config.game : 'hat-diviyan-keliya';
     fillOptions($('game').value, {});
+    const kept = saved();
+    if (kept) {
+      restoreSettings(kept);
+      await setStrength();
+    }
+    state.holdSaved = true;
     await newGame();
+    state.holdSaved = false;
+    offerResume(kept);
   } catch (e) {
     message(String(e.message || e));
   }
-  $('game').onchange = () => fillOptions($('game').value, {});
+  // A game or ruleset chosen is set up at once: board, seats and rules.
+  $('game').onchange = () => {
+    fillOptions($('game').value, {});
+    newGame();
+  };
+  $('options').onchange = () => newGame();
   // Skill levels: 0 random moves, 1 greedy, 2-19 a shallow noisy search,
   // 20 full strength (protocol.md, setoption).
   $('strength').onchange = () => run(() => setStrength());

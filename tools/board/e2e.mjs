@@ -197,7 +197,9 @@ async function main() {
     args: ['--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run', '--disable-background-networking', '--disable-component-update', '--disable-sync'],
   });
   try {
-    const page = await browser.newPage({ viewport: { width: 1100, height: 800 } });
+    // One browser profile: a tab opened again sees what the page kept.
+    const mainProfile = await browser.newContext({ viewport: { width: 1100, height: 800 } });
+    const page = await mainProfile.newPage();
     const pageErrors = [];
     page.on('pageerror', (e) => pageErrors.push(String(e)));
     page.on('console', (m) => { if (m.type() === 'error') pageErrors.push(`console: ${m.text()}`); });
@@ -346,15 +348,87 @@ async function main() {
     await compareWithEngine(page, 'safari-dual', {});
     await page.fill('#movetime', '40');
 
+    // The strength changed while the engine thinks: the engine plays its
+    // one move and nothing for the person.
+    await page.fill('#movetime', '1500');
+    await page.selectOption('#human', 'r');
+    await page.click('#new');
+    await waitForTurn(page);
+    const mine = (await board(page, 'legal')).split(' ')[0];
+    for (const point of clickPath(mine)) await page.click(`[data-point="${point}"] .target`);
+    check((await board(page, 'turn')) === 'engine', 'the engine thinks after the person moved');
+    await page.selectOption('#strength', '6');
+    await waitForTurn(page);
+    // A second engine loop would move for the person within the next search.
+    await page.waitForTimeout(2000);
+    const afterStrength = (await board(page, 'moves')).split(' ').filter(Boolean);
+    check(afterStrength.length === 2 && afterStrength[0] === mine && (await board(page, 'turn')) === 'human',
+      `the strength changed while the engine thinks: one engine move, no move for the person (${afterStrength.join(' ')})`);
+    await page.selectOption('#strength', '20');
+    await page.fill('#movetime', '40');
+
+    // A refused position changes nothing: the list still says who moved,
+    // and Undo takes back one move of the person's.
+    await clickMove(page, 'safari-dual', 0);
+    const beforeRefusal = (await board(page, 'moves')).split(' ').filter(Boolean);
+    const listBefore = await page.textContent('#moves');
+    await page.fill('#paste', 'not a position');
+    await page.click('#set');
+    await page.waitForFunction(() => document.querySelector('#message').textContent.length > 0 && document.querySelector('#board').dataset.turn === 'human', null, { timeout: 10000 });
+    check((await page.textContent('#moves')) === listBefore && !listBefore.includes('undefined'),
+      `a refused position leaves the move list as it was: "${(await page.textContent('#moves')).slice(0, 80)}"`);
+    await page.click('#undo');
+    await waitForTurn(page);
+    const afterUndo = (await board(page, 'moves')).split(' ').filter(Boolean);
+    check(afterUndo.length === beforeRefusal.length - 2 && afterUndo.every((m, i) => m === beforeRefusal[i]),
+      `after a refused position Undo takes back the person's last move (${beforeRefusal.length} -> ${afterUndo.length} moves)`);
+
+    // Choosing a game sets it up at once: board, rules and seats.
+    await page.selectOption('#game', 'awithlaknannai-mosona');
+    await waitForTurn(page);
+    check((await board(page, 'game')) === 'awithlaknannai-mosona'
+      && (await page.textContent('#howto-title')).includes('Awithlaknannai')
+      && (await page.$$eval('#human option', (els) => els.map((e) => e.textContent))).includes('White'),
+      'a game chosen in the menu is on the board, in How to play and in You play at once');
+    check((await page.$$eval('[data-piece]', (els) => els.length)) === 24, 'its start position is drawn');
+
+    // A reload, or the tab closed and opened again, offers the game kept.
+    await clickMove(page, 'awithlaknannai-mosona', 0);
+    await clickMove(page, 'awithlaknannai-mosona', 1);
+    const kept = await board(page, 'moves');
+    await page.selectOption('#strength', '12');
+    await page.reload();
+    await waitForTurn(page);
+    check(!(await page.isHidden('#resume')) && (await page.textContent('#resume-text')).includes('Awithlaknannai Mosona'),
+      `after a reload the kept game is offered: "${await page.textContent('#resume-text')}"`);
+    check((await page.inputValue('#game')) === 'awithlaknannai-mosona' && (await page.inputValue('#strength')) === '12',
+      'and its game and strength are chosen again');
+    await shot(page, 'resume-offered');
+    const again = await mainProfile.newPage();
+    await again.goto(page.url());
+    await waitForTurn(again);
+    check(!(await again.isHidden('#resume')), 'a tab opened again offers the kept game too');
+    await again.close();
     // Reloading frees the old session: more reloads than the server has
-    // places, and the board still opens.
+    // places, and the board still opens, the game still kept.
     for (let i = 0; i < 10; i++) {
       await page.reload();
       await waitForTurn(page);
     }
     check(!(await page.textContent('#message')).includes('open already'), 'ten reloads leave the board usable');
+    await page.click('#resume-yes');
+    await page.waitForFunction((m) => document.querySelector('#board').dataset.moves.startsWith(m), kept, { timeout: 10000 });
+    await waitForTurn(page);
+    check((await board(page, 'moves')).startsWith(kept) && (await page.isHidden('#resume')),
+      `resumed: the game goes on from its moves (${kept})`);
+    const listed = await page.$$eval('#moves li', (els) => els.map((e) => e.textContent));
+    check(listed.length >= kept.split(' ').length && listed.every((t) => /White|Black/.test(t)), 'the resumed list says who moved');
+    await compareWithEngine(page, 'awithlaknannai-mosona', { board: 'lined', leap: 'bent', ending: 'draw' });
+    await page.selectOption('#strength', '20');
 
     // How to play, the strength, and the engine's view in words.
+    await page.selectOption('#game', 'hat-diviyan-keliya');
+    await waitForTurn(page);
     check((await page.textContent('#howto-title')).includes('Hat Diviyan Keliya')
       && (await page.textContent('#howto-text')).includes('solved table'), 'how to play, and the solved game said plainly');
     await page.selectOption('#strength', '0');
@@ -417,10 +491,20 @@ async function main() {
     check(pageErrors.length === 0, `no script errors on the page ${pageErrors.join('; ')}`);
 
     // The server goes away: the page says so.
+    await page.selectOption('#game', 'safari-dual');
+    await page.selectOption('#human', 'r');
+    await waitForTurn(page);
     server.kill();
     await page.waitForFunction(() => document.querySelector('#message').textContent.includes('server'), null, { timeout: 15000 });
     check(true, 'a stopped server is reported');
     await shot(page, 'server-gone');
+    // A move that cannot be sent is not played on the page.
+    const unsent = (await board(page, 'legal')).split(' ')[0];
+    const movesBefore = await board(page, 'moves');
+    for (const point of clickPath(unsent)) await page.click(`[data-point="${point}"] .target`);
+    await waitForTurn(page);
+    check((await board(page, 'moves')) === movesBefore && !(await page.textContent('#moves')).includes(unsent),
+      `a move that could not be sent is not listed (${unsent})`);
   } finally {
     await browser.close();
     server.kill();
