@@ -239,6 +239,9 @@ pub fn search<G: Game>(session: &Session<G>, reporter: &mut dyn Reporter) -> Sea
         Value::Draw => Score::Cp(0),
     };
     let nodes = table.len() as u64;
+    // Said before the score, so that a program showing the score knows it
+    // is exact when it shows it.
+    reporter.text(&format!("solved: {} positions in the table", table.len()));
     reporter.info(&Info {
         depth: pv.len() as u32,
         seldepth: pv.len() as u32,
@@ -248,7 +251,6 @@ pub fn search<G: Game>(session: &Session<G>, reporter: &mut dyn Reporter) -> Sea
         hashfull: 0,
         pv: super::line(&pv),
     });
-    reporter.text(&format!("solved: {} positions in the table", table.len()));
     SearchResult {
         best: Some(mv),
         score,

@@ -434,4 +434,8 @@ fn solve_and_go_answer_under_the_no_progress_clock() {
         output.contains("score cp 0") && !output.contains("score loss"),
         "{output}"
     );
+    // A program learns that the score is exact before it shows it.
+    let solved = output.find("info string solved").expect("solved said");
+    let scored = output.find("score cp 0").expect("scored");
+    assert!(solved < scored, "{output}");
 }

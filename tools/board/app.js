@@ -146,11 +146,22 @@ const name = (file, rank) => String.fromCharCode(97 + file) + rank;
 
 const GAMES = {
   'hat-diviyan-keliya': {
-    howto: [
-      'One tiger against seven leopards. By default the tiger is placed first, on any point; the leopards are then dropped one per turn on empty points, and once all seven are down they step along the lines.',
-      'The tiger steps along a line, or jumps a leopard next to it onto the empty point just beyond, in a straight line, capturing it.',
-      'The tiger wins after four captures; the leopards win when the tiger cannot move. @ in the move list is a drop.',
-    ],
+    howto(options) {
+      const large = options.board === 'large';
+      const [tigers, leopards, captures] = large ? ['Two tigers', 'eight', 'three'] : ['One tiger', 'seven', 'four'];
+      const start = options.start === 'apex'
+        ? `The ${large ? 'tigers start on b1 and b2' : 'tiger starts on the apex, b1'}; the leopards move first, dropping one leopard per turn on an empty point, and once all ${leopards} are down they step along the lines.`
+        : `The tiger player first places ${large ? 'both tigers, one per turn,' : 'the tiger'} on any point; the leopards are then dropped one per turn on empty points, and once all ${leopards} are down they step along the lines.`;
+      return [
+        `${tigers} against ${leopards} leopards. ${start}`,
+        'A tiger steps along a line, or jumps a leopard next to it onto the empty point just beyond, in a straight line, capturing it. Capturing is never forced.',
+        `The tigers win after ${captures} captures; the leopards win when no tiger can move. 100 plies (50 moves each) without a capture or drop end the game in a draw. @ in the move list is a drop.`,
+      ];
+    },
+    optionHelp: {
+      board: { small: 'ten points, one tiger, seven leopards', large: 'fifteen points, two tigers, eight leopards' },
+      start: { ludovici: 'empty board: the tiger player places first', apex: 'a tiger on the apex: the leopards move first' },
+    },
     legend: { T: 'the tiger', L: 'a leopard' },
     title: 'Hat Diviyan Keliya',
     seats: { t: 'Tiger', l: 'Leopards' },
@@ -187,11 +198,25 @@ const GAMES = {
   },
 
   'awithlaknannai-mosona': {
-    howto: [
-      'Twelve men each on three long rows. A man steps to an empty neighbouring point along a line.',
-      'Capture by leaping over an enemy neighbour to the empty point beyond it; a man that can leap again must, and the whole chain is one move. Capturing is forced.',
-      'Capture every enemy man to win; a side that cannot move loses; 50 moves without a capture end the game.',
-    ],
+    howto(options) {
+      const leap = options.leap === 'straight'
+        ? 'Capture by leaping over an enemy neighbour to the empty point straight beyond it.'
+        : 'Capture by leaping over an enemy neighbour to an empty point joined to it by a line, not back where you came from and not next to your start: the leap may turn, following the lines of the board.';
+      const lines = options.board === 'plain' ? 'Only the middle row and the diagonals are lines.' : 'The three rows and the diagonals are lines.';
+      const end = options.ending === 'count'
+        ? '50 plies without a capture end the game: the side with more men wins (equal: a draw).'
+        : '50 plies without a capture end the game in a draw.';
+      return [
+        `Twelve men each; only the centre point i2 is empty. A man steps to an empty neighbouring point along a line. ${lines}`,
+        `${leap} A man that can leap again must, and the whole chain is one move. Capturing is forced${options.leap === 'straight' ? '.' : ": so White's only first move is f1g2i2, a leap over g2 onto the centre."}`,
+        `Capture every enemy man to win; a side that cannot move loses. ${end}`,
+      ];
+    },
+    optionHelp: {
+      board: { lined: 'the outer rows are lines too', plain: 'the outer rows are not lines' },
+      leap: { bent: 'a leap may turn along the lines', straight: 'a leap goes straight on' },
+      ending: { draw: 'a draw after 50 plies without a capture', count: 'more men wins after 50 plies without a capture' },
+    },
     legend: { W: 'a White man', B: 'a Black man' },
     title: 'Awithlaknannai Mosona',
     seats: { w: 'White', b: 'Black' },
@@ -226,7 +251,7 @@ const GAMES = {
     howto: [
       'Every piece steps one square in any direction to an empty square. The shaded corners are the lions\' bases.',
       'The piece that moves captures enemies caught in a line between it and a partner: elephant with elephant, giraffe with giraffe (even an enemy one), or its own lion with its own elephants and giraffes.',
-      'Win by capturing the enemy lion or by moving your lion onto the enemy lion\'s base.',
+      'Win by capturing the enemy lion or by moving your lion onto the enemy lion\'s base. 100 plies without a capture end the game in a draw.',
     ],
     legend: { L: 'Round\'s lion', E: 'Round\'s elephant', G: 'Round\'s giraffe', l: 'Angular\'s lion', e: 'Angular\'s elephant', g: 'Angular\'s giraffe' },
     title: 'Safari-Dual',
@@ -255,8 +280,11 @@ const GAMES = {
     howto: [
       'Roll the die, then move one cat exactly that many squares in a straight line, over empty squares only. Landing on an enemy cat captures it.',
       'Each seat races its cats to its two mice, the small squares beyond the opposite edge (marked with its initial); a mouse needs the exact roll.',
-      'The first seat with cats on both of its mice wins. If no cat can move the roll, the move is a pass.',
+      'The first seat with cats on both of its mice wins; a seat that has lost all its cats is out, and the last seat in play wins. If no cat can move the roll, the move is a pass. 200 plies without a capture or a landing on a mouse end the game in a draw.',
     ],
+    optionHelp: {
+      players: { 2: 'South against North', 3: 'South, West and North', 4: 'all four seats' },
+    },
     legend: { S: 'a South cat', W: 'a West cat', N: 'a North cat', E: 'an East cat' },
     title: 'Kilkenny Cats',
     seats: { s: 'South', w: 'West', n: 'North', e: 'East' },
@@ -289,9 +317,14 @@ const GAMES = {
     },
     extra(fields) {
       const names = this.seats;
-      const inPlay = [...fields[3]].map((l) => names[l] || l).join(', ');
+      // A seat with no cat left on the board (cats on mice move no more) is out.
+      const cats = fields[0];
+      const seats = [...fields[3]];
+      const out = seats.filter((l) => !cats.includes(l.toUpperCase()));
+      const inPlay = seats.filter((l) => !out.includes(l)).map((l) => names[l] || l).join(', ');
       const roll = fields[2] === '-' ? 'must roll the die' : `rolled ${fields[2]}`;
-      return `${names[fields[1]] || fields[1]} ${roll}   ·   Seats in play: ${inPlay}`;
+      const gone = out.length ? `   ·   Out: ${out.map((l) => names[l] || l).join(', ')}` : '';
+      return `${names[fields[1]] || fields[1]} ${roll}   ·   Seats in play: ${inPlay}${gone}`;
     },
   },
 };
@@ -370,24 +403,39 @@ function parseCatalogue(lines) {
   return catalogue;
 }
 
-/** "The leopards win: the tiger cannot move", from a `Status:` value. */
-function resultInWords(status) {
+/** Why a game ended, in the person's words: the catalogue's sentence, or
+ * for the no-progress limit what it counts in this game. */
+function reasonInWords(reason) {
   const ends = (state.catalogue[state.game] || { ends: {} }).ends;
+  if (reason === 'no-progress') {
+    const limit = {
+      'hat-diviyan-keliya': '100 plies (50 moves each) without a capture or drop',
+      'awithlaknannai-mosona': '50 plies without a capture',
+      'safari-dual': '100 plies without a capture',
+      'kilkenny-cats': '200 plies without a capture or a landing on a mouse',
+    }[state.game];
+    if (limit && state.options.ending === 'count') return `${limit}: the side with more men wins`;
+    if (limit) return limit;
+  }
+  return reason ? ends[reason] || reason : '';
+}
+
+/** "You lose: the tiger cannot move", or with nobody playing "The
+ * leopards win: the tiger cannot move", from a `Status:` value. */
+function resultInWords(status) {
   const m = status.match(/^(win (\S+)|draw)(?: \((\S+)\))?/);
   if (!m) return `Game over: ${status}`;
-  const why = m[3] ? ends[m[3]] || m[3] : '';
+  const why = reasonInWords(m[3]);
   const because = why ? `: ${why}` : '';
-  if (!m[2]) return `Game over, a draw${because}`;
+  if (!m[2]) return `A draw${because}`;
+  // In the player's words when a person plays: who won is said once.
+  if (state.human.size > 0) return `${state.human.has(m[2]) ? 'You win' : 'You lose'}${because}`;
   const winner = GAMES[state.game].seats[m[2]] || m[2];
   const plural = /s$/.test(winner);
   // Animals take an article ("The tiger wins"); colours, shapes and
   // compass seats do not ("White wins", "Angular wins", "South wins").
   const subject = state.game === 'hat-diviyan-keliya' ? `The ${winner.toLowerCase()}` : winner;
-  const said = `${subject} win${plural ? '' : 's'}${because}`;
-  // In the player's words when a person plays.
-  if (state.human.size === 0) return said;
-  const lower = said.startsWith('The ') ? 'the' + said.slice(3) : said;
-  return state.human.has(m[2]) ? `You win: ${lower}` : `You lose: ${lower}`;
+  return `${subject} win${plural ? '' : 's'}${because}`;
 }
 
 /** The ruleset choices of the game picked in the menu (not yet played). */
@@ -401,7 +449,8 @@ function fillOptions(gameId, current) {
     const select = document.createElement('select');
     select.id = 'opt-' + key;
     select.dataset.key = key;
-    for (const v of values) select.append(new Option(v, v));
+    const help = (GAMES[gameId].optionHelp || {})[key] || {};
+    for (const v of values) select.append(new Option(help[v] ? `${v}: ${help[v]}` : v, v));
     select.value = current[key] || values[0];
     label.append(select);
     box.append(label);
@@ -672,7 +721,11 @@ function showHowTo() {
   $('howto-title').textContent = `(${game.title})`;
   const box = $('howto-text');
   box.replaceChildren();
-  for (const text of game.howto) {
+  const rules = typeof game.howto === 'function' ? game.howto(state.options) : game.howto;
+  const entering = state.game === 'kilkenny-cats'
+    ? 'To move: press Roll the die, then click the cat to move and the square it lands on.'
+    : 'To move: click the piece, then each point it lands on (for a capture chain, every landing point in turn); to drop, click the empty point. Marked points show where a move can start or go on; from the keyboard, Tab to a point and press Enter.';
+  for (const text of [...rules, entering]) {
     const p = document.createElement('p');
     p.textContent = text;
     box.append(p);
