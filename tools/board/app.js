@@ -354,7 +354,13 @@ const state = {
   options: {},
   start: '',
   moves: [],
-  history: [], // per prefix length: { side, chance }
+  history: [], // per prefix length: { side, chance, notation }
+  view: null, // the ply shown while stepping back through the moves (null: the game now)
+  resigned: null, // the seat that resigned
+  paused: false, // engine-versus-engine play stopped
+  stepOnce: false,
+  undone: [], // moves taken back by Undo, for Redo, last undo last
+  hintMove: null,
   notation: '',
   side: '',
   status: 'ongoing',
@@ -429,7 +435,7 @@ function resultInWords(status) {
   const because = why ? `: ${why}` : '';
   if (!m[2]) return `A draw${because}`;
   // In the player's words when a person plays: who won is said once.
-  if (state.human.size > 0) return `${state.human.has(m[2]) ? 'You win' : 'You lose'}${because}`;
+  if (onePerson()) return `${state.human.has(m[2]) ? 'You win' : 'You lose'}${because}`;
   const winner = GAMES[state.game].seats[m[2]] || m[2];
   const plural = /s$/.test(winner);
   // Animals take an article ("The tiger wins"); colours, shapes and
@@ -472,9 +478,10 @@ function fillHumanChoices() {
   select.innerHTML = '';
   for (const seat of state.seats) select.append(new Option(GAMES[state.game].seats[seat], seat));
   select.append(new Option('nobody (engine vs engine)', ''));
-  if (previous.game === state.game && (state.seats.includes(previous.seat) || previous.seat === '')) {
+  if (state.seats.length > 1) select.append(new Option('every seat (people at one board)', '*'));
+  if (previous.game === state.game && (state.seats.includes(previous.seat) || previous.seat === '' || previous.seat === '*')) {
     select.value = previous.seat;
-  } else if (state.wantedHuman !== undefined && (state.seats.includes(state.wantedHuman) || state.wantedHuman === '')) {
+  } else if (state.wantedHuman !== undefined && (state.seats.includes(state.wantedHuman) || ['', '*'].includes(state.wantedHuman))) {
     select.value = state.wantedHuman;
   } else if (previous.seat === '' && previous.game) {
     select.value = '';
@@ -488,7 +495,8 @@ function fillHumanChoices() {
 /** The person's seat, from the menu. */
 function rememberHuman() {
   const seat = $('human').value;
-  state.human = new Set(seat ? [seat] : []);
+  state.human = new Set(seat === '*' ? state.seats : seat ? [seat] : []);
+  state.paused = false;
   state.humanGame = state.game;
   state.humanIndex = Math.max(0, state.seats.indexOf(seat));
 }
@@ -516,7 +524,7 @@ async function sync() {
   noteCaptures(before, state.notation);
   state.chance = lines.includes('response true');
   state.legal = lines[lines.length - 1].split(/\s+/).slice(1);
-  state.history[state.moves.length] = { side: state.side, chance: state.chance };
+  state.history[state.moves.length] = { side: state.side, chance: state.chance, notation: state.notation };
 }
 
 /** What the last move captured: pieces that left the board, and where
@@ -549,8 +557,18 @@ function isChance() {
   return state.chance;
 }
 
+/** Whether the game goes on: not over by the rules, nobody resigned. */
+function ongoing() {
+  return state.status === 'ongoing' && !state.resigned;
+}
+
 function humanToMove() {
-  return state.status === 'ongoing' && state.human.has(state.side);
+  return ongoing() && state.human.has(state.side);
+}
+
+/** Whether one person plays one seat against the engine. */
+function onePerson() {
+  return state.human.size === 1;
 }
 
 /** The Skill of the strength chosen, for every engine move from now on. */
@@ -570,7 +588,7 @@ async function newGameStep() {
   state.game = $('game').value;
   state.options = chosenOptions();
   // Nothing of the previous game is drawn on the new game's board.
-  Object.assign(state, { notation: '', moves: [], history: [], legal: [], selection: [], chance: false });
+  Object.assign(state, { notation: '', moves: [], history: [], legal: [], selection: [], chance: false, view: null, resigned: null, paused: false, stepOnce: false, undone: [], hintMove: null });
   const words = Object.entries(state.options).map(([k, v]) => `${k}=${v}`).join(' ');
   {
     const lines = await engine.exchange([`newgame ${state.game} ${words}`.trim(), 'query seats', 'd'], (l) => l.startsWith('Status: '));
@@ -644,7 +662,7 @@ async function run(step) {
 
 /** While it is not a human's turn: roll for the engine, or let it move. */
 async function engineTurns() {
-  while (state.status === 'ongoing' && !humanToMove()) {
+  while (ongoing() && !humanToMove() && !state.paused) {
     unlessStopped();
     if (isChance()) {
       const outcome = await engine.roll();
@@ -661,9 +679,14 @@ async function engineTurns() {
       if (!best || best === '(none)') throw new Error('the engine found no move');
       state.moves.push(best);
       await sync();
+      // Step in engine-versus-engine play: one move, then wait again.
+      if (state.stepOnce) {
+        state.stepOnce = false;
+        state.paused = true;
+      }
       // Engine moves in a row (the other seats of Kilkenny Cats) are
       // shown one at a time, each with its captures.
-      if (state.status === 'ongoing' && !humanToMove()) {
+      if (ongoing() && !humanToMove() && !state.paused) {
         render();
         await new Promise((resolve) => setTimeout(resolve, ENGINE_MOVE_PAUSE_MS));
       }
@@ -680,7 +703,7 @@ const ENGINE_MOVE_PAUSE_MS = 400;
 function scoreInWords(kind, value, seat, solved) {
   const game = GAMES[state.game];
   const engineName = game.seats[seat] || seat;
-  const person = [...state.human][0];
+  const person = onePerson() ? [...state.human][0] : null;
   // With two seats the person's view is the engine's turned round.
   const against = person && person !== seat && state.seats.length === 2;
   const n = Number(value);
@@ -749,8 +772,10 @@ function showHowTo() {
 async function play(move) {
   if (state.busy || !humanToMove() || !state.legal.includes(move)) return;
   state.selection = [];
+  state.hintMove = null;
   await run(async () => {
     await tryMoves([...state.moves, move]);
+    state.undone = [];
   });
 }
 
@@ -784,9 +809,87 @@ async function undo() {
     if (h && state.human.has(h.side) && !h.chance) break;
     n--;
   }
+  state.undone.push(state.moves.slice(n));
   state.moves = state.moves.slice(0, n);
-  state.selection = [];
+  Object.assign(state, { selection: [], resigned: null, view: null, hintMove: null });
   await run(sync);
+}
+
+/** Plays again the moves the last Undo took back, one by one (so that the
+ * list knows who played each). */
+async function redo() {
+  if (state.busy || state.undone.length === 0) return;
+  const again = state.undone.pop();
+  Object.assign(state, { selection: [], view: null, hintMove: null });
+  await run(async () => {
+    for (const move of again) await tryMoves([...state.moves, move]);
+  });
+}
+
+/** The person gives the game up (two seats, one person). */
+function resign() {
+  if (state.busy || !humanToMove() || !onePerson() || state.seats.length !== 2) return;
+  state.resigned = state.side;
+  state.selection = [];
+  save();
+  render();
+}
+
+function resignedInWords() {
+  const winner = state.seats.find((s) => s !== state.resigned);
+  const name = GAMES[state.game].seats[winner] || winner;
+  return onePerson() && state.human.has(state.resigned) ? `You resigned: ${name} wins` : `${GAMES[state.game].seats[state.resigned]} resigned: ${name} wins`;
+}
+
+/** The engine's move for the person, shown and not played. */
+async function askHint() {
+  if (state.busy || !humanToMove() || isChance()) return;
+  await run(async () => {
+    const movetime = Math.max(10, Number($('movetime').value) || 500);
+    const lines = await engine.exchange([`go movetime ${movetime}`], (l) => l.startsWith('bestmove '));
+    const best = lines[lines.length - 1].split(/\s+/)[1];
+    if (!best || best === '(none)') throw new Error('the engine found no move');
+    state.hintMove = best;
+    state.selection = [];
+  });
+  if (state.hintMove) hint(`Hint: the engine would play ${state.hintMove} (marked on the board).`);
+}
+
+/** Engine-versus-engine play: stop after the move in hand, one move more,
+ * or go on. */
+function stopPlay() {
+  state.paused = true;
+  if (state.busy) engine.send('stop');
+  render();
+}
+
+function stepPlay() {
+  if (state.busy) return;
+  state.paused = false;
+  state.stepOnce = true;
+  run(async () => {});
+}
+
+function playOn() {
+  if (state.busy) return;
+  state.paused = false;
+  run(async () => {});
+}
+
+/** The game's moves as text: the protocol's own `position` line, which the
+ * engine (and any program that speaks its protocol) replays as it is. */
+function gameText() {
+  return `position fen ${state.start}${state.moves.length ? ' moves ' + state.moves.join(' ') : ''}`;
+}
+
+/** Shows the position before move `ply` (after the ply-th move); the game
+ * itself goes on unchanged. */
+function showPly(ply) {
+  const last = state.moves.length;
+  const target = Math.max(0, Math.min(last, ply));
+  state.view = target === last ? null : target;
+  state.selection = [];
+  render();
 }
 
 async function flip() {
@@ -899,7 +1002,8 @@ function candidates(selection) {
 function click(point) {
   const game = GAMES[state.game];
   if (state.busy) return hint('The engine is thinking: wait for its move.');
-  if (state.status !== 'ongoing') return hint('The game is over: start a new game, or undo.');
+  if (state.view !== null) return hint('You are looking at an earlier position: press End (or click the last move) to go back to the game.');
+  if (!ongoing()) return hint('The game is over: start a new game, or undo.');
   if (!humanToMove()) return hint(`It is ${game.seats[state.side] || state.side}'s turn, played by the engine.`);
   if (isChance()) return hint('Roll the die first.');
   let selection = [...state.selection, point];
@@ -941,14 +1045,29 @@ function el(tag, attrs, parent) {
   return e;
 }
 
+/** The layout as the person sees it: turned round when the person plays
+ * the seat whose side of the board is drawn at the top, so that their own
+ * side is at the bottom (one person, two seats). */
+function turned(layout) {
+  const top = { 'awithlaknannai-mosona': 'b', 'safari-dual': 'a', 'kilkenny-cats': 'n' }[state.game];
+  if (!top || !onePerson() || !state.human.has(top)) return layout;
+  const points = {};
+  for (const [p, [x, y]] of Object.entries(layout.points)) points[p] = [layout.width - x, layout.height - y];
+  const squares = (layout.squares || []).map((sq) => ({ ...sq, x: layout.width - sq.x - sq.size, y: layout.height - sq.y - sq.size }));
+  return { ...layout, points, squares: layout.squares ? squares : undefined, turned: true };
+}
+
 /** The point whose button had the keyboard's focus before a render. */
 let focusAfterRender = null;
 
 function render() {
   let focused = null;
   const game = GAMES[state.game];
-  const layout = game.layout(state.options);
-  const position = state.notation ? parsePosition(state.game, layout, state.notation) : { pieces: {}, fields: [] };
+  const layout = turned(game.layout(state.options));
+  // The ply shown: the game now, or an earlier position while stepping back.
+  const ply = state.view ?? state.moves.length;
+  const shown = state.view === null ? state.notation : (state.history[ply] || {}).notation || state.notation;
+  const position = shown ? parsePosition(state.game, layout, shown) : { pieces: {}, fields: [] };
   const board = $('board');
   board.innerHTML = '';
   board.dataset.game = state.game;
@@ -956,10 +1075,12 @@ function render() {
   // Set position and a change of seat drop it.
   if (state.selection.length === 0 || state.busy) $('choices').innerHTML = '';
   board.dataset.notation = state.notation;
+  board.dataset.shown = shown;
+  board.dataset.turned = layout.turned ? 'yes' : 'no';
   board.dataset.start = state.start;
   board.dataset.moves = state.moves.join(' ');
   board.dataset.legal = state.legal.join(' ');
-  board.dataset.turn = state.busy ? 'engine' : state.status !== 'ongoing' ? 'over' : humanToMove() ? 'human' : 'wait';
+  board.dataset.turn = state.busy ? 'engine' : !ongoing() ? 'over' : humanToMove() ? 'human' : 'wait';
   const svg = el('svg', { width: layout.width, height: layout.height, viewBox: `0 0 ${layout.width} ${layout.height}` }, board);
   for (const sq of layout.squares || []) {
     const cls = sq.mouse ? 'mouse' : sq.base ? 'square base' : 'square';
@@ -984,7 +1105,7 @@ function render() {
     el('line', { x1, y1, x2, y2, class: 'line' }, svg);
   }
   // The last move, the whole path of a leap chain.
-  const last = state.moves.filter((m, i) => !(state.history[i] || {}).chance && m !== 'pass').pop();
+  const last = state.moves.slice(0, ply).filter((m, i) => !(state.history[i] || {}).chance && m !== 'pass').pop();
   if (last) {
     const path = movePoints(last).points.filter((p) => layout.points[p]);
     if (path.length > 1) {
@@ -997,7 +1118,7 @@ function render() {
     }
   }
   // What the last move captured, where it stood.
-  const taken = (state.captures || [])[state.moves.length - 1];
+  const taken = (state.captures || [])[ply - 1];
   for (const p of taken ? taken.points : []) {
     if (!layout.points[p]) continue;
     const [x, y] = layout.points[p];
@@ -1009,7 +1130,7 @@ function render() {
   // Where a click can go next: before any click, every piece that can
   // move and every drop point.
   const next = new Set();
-  if (!state.busy && humanToMove() && !isChance()) {
+  if (!state.busy && humanToMove() && !isChance() && state.view === null) {
     for (const m of candidates(state.selection)) {
       const path = clickPath(m);
       if (path[state.selection.length]) next.add(path[state.selection.length]);
@@ -1038,7 +1159,9 @@ function render() {
       }
     }
     const hit = el('circle', { cx: x, cy: y, r: layout.radius + 4, class: 'target' }, g);
+    const hinted = state.hintMove && state.view === null && movePoints(state.hintMove).points.includes(point);
     if (state.selection.includes(point)) hit.setAttribute('class', 'target selected');
+    else if (hinted) hit.setAttribute('class', 'target hinted');
     else if (next.has(point)) hit.setAttribute('class', state.selection.length ? 'target next' : 'target movable');
     hit.addEventListener('click', () => click(point));
     // Keyboard and screen readers: every point is a button named by its
@@ -1074,6 +1197,11 @@ function render() {
     } else {
       number++;
       li.textContent = `${number}. ${who(before.side)}: ${m}`;
+      li.tabIndex = 0;
+      li.setAttribute('role', 'button');
+      li.onclick = () => showPly(i + 1);
+      li.onkeydown = (e) => { if (e.key === 'Enter' || e.key === ' ') { e.preventDefault(); showPly(i + 1); } };
+      if (i + 1 === ply && state.view !== null) li.setAttribute('aria-current', 'step');
       const taken = (state.captures || [])[i];
       if (taken) {
         li.textContent += ` × ${taken.letters.map((l) => game.legend[l] || l).join(', ')}`;
@@ -1082,15 +1210,33 @@ function render() {
     }
     moves.append(li);
   });
-  moves.scrollTop = moves.scrollHeight;
+  if (state.view === null) moves.scrollTop = moves.scrollHeight;
   let status;
-  if (state.status === 'ongoing') {
+  if (ongoing()) {
     const extra = game.extra && position.fields.length ? '  ·  ' + game.extra(position.fields) : '';
     status = (state.busy ? 'Engine thinking… ' : humanToMove() ? 'Your move: ' : '') + `${who(state.side)} to move${extra}`;
   } else {
-    status = resultInWords(state.status);
+    status = state.resigned ? resignedInWords() : resultInWords(state.status);
   }
+  if (state.view !== null) status = `Looking at the position after move ${ply} of ${state.moves.length} (← → to step, End for the game now)`;
   setStatus(status);
+  // The flow around the game: what a person can do now.
+  const alone = onePerson() && state.seats.length === 2;
+  $('resign').hidden = !(alone && humanToMove() && !state.busy);
+  $('hint-move').hidden = !(humanToMove() && !isChance() && !state.busy && state.view === null);
+  const engines = state.human.size === 0 && ongoing();
+  $('stop').hidden = !(engines && !state.paused);
+  $('step').hidden = !(engines && state.paused && !state.busy);
+  $('play-on').hidden = !(engines && state.paused && !state.busy);
+  $('redo').hidden = state.undone.length === 0;
+  $('redo').disabled = state.busy;
+  const over = !ongoing() && !state.busy && state.notation !== '';
+  $('over').hidden = !over;
+  if (over) {
+    $('over-text').textContent = status;
+    $('game-text').value = gameText();
+    $('switch').hidden = !onePerson();
+  }
   $('roll').hidden = !(humanToMove() && isChance());
   $('pass').hidden = !(humanToMove() && state.legal.length === 1 && state.legal[0] === 'pass');
   // New game stays open: it stops the engine and starts at once.
@@ -1157,6 +1303,31 @@ async function main() {
     if (engine.id) navigator.sendBeacon(`/api/session/${engine.id}/close`);
   });
   $('roll').onclick = roll;
+  $('resign').onclick = resign;
+  $('hint-move').onclick = askHint;
+  $('stop').onclick = stopPlay;
+  $('step').onclick = stepPlay;
+  $('play-on').onclick = playOn;
+  $('redo').onclick = redo;
+  $('rematch').onclick = newGame;
+  $('switch').onclick = () => {
+    const others = state.seats.filter((s) => !state.human.has(s));
+    state.wantedHuman = others[0];
+    $('human').value = others[0];
+    rememberHuman();
+    newGame();
+  };
+  $('copy-game').onclick = () => navigator.clipboard && navigator.clipboard.writeText(gameText()).catch(() => {});
+  $('show-eval').onchange = () => { $('thinking').hidden = !$('show-eval').checked; };
+  // Stepping through the moves: arrows, Home and End, outside text fields.
+  document.addEventListener('keydown', (e) => {
+    if (e.target.closest && e.target.closest('input, select, textarea')) return;
+    const ply = state.view ?? state.moves.length;
+    const to = { ArrowLeft: ply - 1, ArrowRight: ply + 1, Home: 0, End: state.moves.length }[e.key];
+    if (to === undefined) return;
+    e.preventDefault();
+    showPly(to);
+  });
   $('pass').onclick = () => play('pass');
   $('copy').onclick = () => navigator.clipboard && navigator.clipboard.writeText(state.notation);
   $('set').onclick = setPosition;

@@ -463,6 +463,89 @@ async function main() {
     await waitForTurn(page);
     const seatsSaid = await page.textContent('#status');
     check(/Seats in play: South, North/.test(seatsSaid) && seatsSaid.includes('Out: West'), `a seat that is out is shown as out: "${seatsSaid}"`);
+    // The game flow: a hint, stepping back through the moves, redo,
+    // resign, the end panel, switching sides, engine-versus-engine stop and
+    // step, two people at one board.
+    // (random engine moves: the game goes on long enough to resign it)
+    await page.selectOption('#strength', '0');
+    await page.selectOption('#game', 'safari-dual');
+    await page.selectOption('#human', 'r');
+    await waitForTurn(page);
+    const flowStart = await board(page, 'start');
+    await page.click('#hint-move');
+    await page.waitForFunction(() => document.querySelector('#hint').textContent.startsWith('Hint:'), null, { timeout: 10000 });
+    const hinted = (await page.textContent('#hint')).match(/play (\S+)/)[1];
+    check((await board(page, 'legal')).split(' ').includes(hinted) && (await board(page, 'moves')) === ''
+      && (await page.$$eval('.target.hinted', (els) => els.length)) >= 2, `a hint shows the engine's move (${hinted}) and plays nothing`);
+    await clickMove(page, 'safari-dual', 0);
+    await clickMove(page, 'safari-dual', 1);
+    const four = (await board(page, 'moves')).split(' ');
+    await page.click('#moves li:first-child');
+    check((await board(page, 'shown')) === engineNotation('safari-dual', {}, flowStart, four[0]), 'a move clicked in the list shows the position after it');
+    await page.keyboard.press('ArrowRight');
+    check((await board(page, 'shown')) === engineNotation('safari-dual', {}, flowStart, four.slice(0, 2).join(' ')), 'the right arrow steps forward');
+    await page.keyboard.press('Home');
+    check((await board(page, 'shown')) === engineNotation('safari-dual', {}, flowStart, ''), 'Home shows the start');
+    await shot(page, 'stepping-back');
+    await page.keyboard.press('End');
+    check((await board(page, 'shown')) === (await board(page, 'notation')) && (await board(page, 'moves')) === four.join(' '),
+      'End returns to the game, which went on unchanged');
+    await page.click('#undo');
+    await waitForTurn(page);
+    check((await board(page, 'moves')) === four.slice(0, 2).join(' '), 'undo takes back a move pair');
+    await page.click('#redo');
+    await page.waitForFunction((m) => document.querySelector('#board').dataset.moves === m, four.join(' '), { timeout: 10000 });
+    await waitForTurn(page);
+    check((await board(page, 'moves')) === four.join(' ') && (await page.isHidden('#redo')), 'redo plays them again');
+    await page.click('#resign');
+    check((await page.textContent('#status')) === 'You resigned: Angular wins' && !(await page.isHidden('#over')),
+      `resigning ends the game, in words, with the end panel: "${await page.textContent('#status')}"`);
+    const record = await page.inputValue('#game-text');
+    check(record === `position fen ${flowStart} moves ${four.join(' ')}`, `the game's moves as a position line: ${record}`);
+    const replayed = execFileSync(path.join(bin, 'menagerie'), ['newgame safari-dual', record, 'd'], { encoding: 'utf8' });
+    check(replayed.includes(`Notation: ${await board(page, 'notation')}`), 'which the engine replays to the same position');
+    await shot(page, 'game-over-panel');
+    await page.click('#switch');
+    await waitForTurn(page);
+    check((await page.inputValue('#human')) === 'a' && (await board(page, 'turned')) === 'yes'
+      && (await board(page, 'moves')).split(' ').filter(Boolean).length === 1 && (await board(page, 'turn')) === 'human',
+      'switch sides: a new game, the person playing Angular with the board turned, the engine opened');
+    await shot(page, 'turned-board');
+    await page.click('#resign');
+    await page.click('#rematch');
+    await waitForTurn(page);
+    check((await page.inputValue('#human')) === 'a' && (await board(page, 'moves')).split(' ').filter(Boolean).length === 1,
+      'a rematch keeps the seats');
+    // Engine versus engine: Stop, Step, Play on.
+    await page.selectOption('#human', '');
+    await page.waitForFunction(() => document.querySelector('#board').dataset.moves.split(' ').filter(Boolean).length >= 3, null, { timeout: 20000 });
+    await page.click('#stop');
+    await page.waitForSelector('#step:not([hidden])', { timeout: 10000 });
+    const stopped = (await board(page, 'moves')).split(' ').filter(Boolean).length;
+    await page.click('#step');
+    await page.waitForSelector('#step:not([hidden])', { timeout: 10000 });
+    const stepped = (await board(page, 'moves')).split(' ').filter(Boolean).length;
+    check(stepped === stopped + 1 || (await board(page, 'turn')) === 'over', `Stop holds the engines, Step plays one move (${stopped} -> ${stepped})`);
+    await page.click('#play-on');
+    await page.waitForFunction((n) => document.querySelector('#board').dataset.moves.split(' ').filter(Boolean).length >= n + 2
+      || document.querySelector('#board').dataset.turn === 'over', stepped, { timeout: 20000 });
+    check(true, 'Play on lets the engines go on');
+    await page.click('#stop');
+    await page.waitForSelector('#step:not([hidden]), #over:not([hidden])', { timeout: 10000 });
+    // Two people at one board: every seat is a person's.
+    await page.selectOption('#human', '*');
+    await page.click('#new');
+    await waitForTurn(page);
+    await clickMove(page, 'safari-dual', 0);
+    check((await board(page, 'turn')) === 'human' && (await board(page, 'moves')).split(' ').filter(Boolean).length === 1,
+      'people at one board: after one person\'s move it is the other person\'s turn, the engine plays nothing');
+    await page.uncheck('#show-eval');
+    check(await page.isHidden('#thinking'), "the engine's view can be hidden");
+    await page.check('#show-eval');
+    await page.selectOption('#human', 'r');
+    await page.click('#new');
+    await waitForTurn(page);
+
     await page.selectOption('#strength', '0');
     await page.selectOption('#game', 'safari-dual');
     await page.click('#new');
