@@ -187,7 +187,7 @@ const GAMES = {
       return { points, lines, notationRows, width: w, height: top * 2 + (rows - 1) * dy, radius: 20 };
     },
     piece(letter) {
-      return letter === 'T' ? { fill: '#e07a1f', text: 'T', color: '#fff' } : { fill: '#4a3b24', text: 'L', color: '#f2d36b' };
+      return letter === 'T' ? { fill: '#a8520c', text: 'T', color: '#fff' } : { fill: '#4a3b24', text: 'L', color: '#f2d36b' };
     },
     extra(fields) {
       const large = fields[0].split('/').length === 5;
@@ -1120,7 +1120,8 @@ function render() {
   // What the last move captured, where it stood.
   const taken = (state.captures || [])[ply - 1];
   for (const p of taken ? taken.points : []) {
-    if (!layout.points[p]) continue;
+    // A point taken by landing on it is marked after its piece is drawn.
+    if (!layout.points[p] || position.pieces[p]) continue;
     const [x, y] = layout.points[p];
     const ghost = el('g', { class: 'ghost', 'data-captured': p }, svg);
     el('circle', { cx: x, cy: y, r: layout.radius, class: 'ghost-piece' }, ghost);
@@ -1181,6 +1182,22 @@ function render() {
     });
     if (focusAfterRender === point) focused = hit;
   }
+  // A capture by landing (Kilkenny Cats): a badge on the piece that took,
+  // drawn over it.
+  for (const p of taken ? taken.points : []) {
+    if (!layout.points[p] || !position.pieces[p]) continue;
+    const [x, y] = layout.points[p];
+    const r = Math.max(6, layout.radius * 0.5);
+    const badge = el('g', { class: 'ghost', 'data-captured': p }, svg);
+    el('circle', { cx: x + layout.radius * 0.7, cy: y - layout.radius * 0.7, r, class: 'ghost-badge' }, badge);
+    const [bx, by, d] = [x + layout.radius * 0.7, y - layout.radius * 0.7, r * 0.5];
+    el('line', { x1: bx - d, y1: by - d, x2: bx + d, y2: by + d, class: 'ghost-badge-cross' }, badge);
+    el('line', { x1: bx - d, y1: by + d, x2: bx + d, y2: by - d, class: 'ghost-badge-cross' }, badge);
+  }
+  // Zoomed on a phone: every point's target at least 44 px across.
+  board.classList.toggle('zoomed', state.zoomed);
+  const targetSize = 2 * (layout.radius + 4);
+  board.style.setProperty('--zoomed-width', `${Math.ceil(layout.width * Math.max(1, 44 / targetSize))}px`);
   if (focused) focused.focus();
   $('notation').value = state.notation;
   const moves = $('moves');
@@ -1303,6 +1320,11 @@ async function main() {
     if (engine.id) navigator.sendBeacon(`/api/session/${engine.id}/close`);
   });
   $('roll').onclick = roll;
+  $('zoom').onclick = () => {
+    state.zoomed = !state.zoomed;
+    $('zoom').textContent = state.zoomed ? 'Fit the screen' : 'Zoom the board';
+    render();
+  };
   $('resign').onclick = resign;
   $('hint-move').onclick = askHint;
   $('stop').onclick = stopPlay;

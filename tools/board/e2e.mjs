@@ -206,6 +206,32 @@ async function main() {
     await page.goto(`http://127.0.0.1:${port}/`);
     await waitForTurn(page);
     await playGame(page, 'hat-diviyan-keliya', { start: 'ludovici', board: 'small' }, 4);
+    // Contrast (WCAG AA): text 4.5:1, marks 3:1, on the board's colour.
+    const colours = await page.evaluate(() => {
+      const style = (selector, property) => {
+        const e = document.querySelector(selector);
+        return e ? getComputedStyle(e)[property] : null;
+      };
+      return {
+        board: style('#board svg', 'backgroundColor'),
+        coord: style('.coord', 'fill'),
+        lastPoint: style('.last-point', 'stroke'),
+        tiger: document.querySelector('[data-piece="T"] circle[fill]')?.getAttribute('fill'),
+        tigerLetter: document.querySelector('[data-piece="T"] text.piece-label')?.getAttribute('fill'),
+      };
+    });
+    const luminance = (rgb) => {
+      const [r, g, b] = rgb.match(/\d+(\.\d+)?/g).slice(0, 3).map(Number).map((c) => c / 255)
+        .map((c) => (c <= 0.03928 ? c / 12.92 : ((c + 0.055) / 1.055) ** 2.4));
+      return 0.2126 * r + 0.7152 * g + 0.0722 * b;
+    };
+    const contrast = (a, b) => { const [x, y] = [luminance(a), luminance(b)].sort((p, q) => q - p); return (x + 0.05) / (y + 0.05); };
+    check(contrast(colours.coord, colours.board) >= 4.5, `coordinates readable: ${contrast(colours.coord, colours.board).toFixed(2)}:1`);
+    check(contrast(colours.lastPoint, colours.board) >= 3, `the last move's ring visible: ${contrast(colours.lastPoint, colours.board).toFixed(2)}:1`);
+    const rgb = (hex) => `rgb(${[1, 3, 5].map((i) => parseInt(hex.slice(i, i + 2), 16)).join(', ')})`;
+    const white = (c) => (c === '#fff' ? '#ffffff' : c);
+    check(colours.tiger && contrast(rgb(white(colours.tigerLetter)), rgb(colours.tiger)) >= 4.5,
+      `the tiger letter readable on the tiger (${colours.tigerLetter} on ${colours.tiger})`);
     await playGame(page, 'awithlaknannai-mosona', { board: 'lined', leap: 'bent', ending: 'draw' }, 3);
     // A capture in every game, played from the keyboard: the move list
     // says what was taken, and a point left empty shows the trace.
@@ -213,7 +239,7 @@ async function main() {
       ['hat-diviyan-keliya', { start: 'ludovici', board: 'small' }, 'T/1L1/3/3 t 0 6 0', 'b1b2b3', 'a leopard', 'b2'],
       ['awithlaknannai-mosona', { board: 'lined', leap: 'bent', ending: 'draw' }, 'BBBBBBBB/BBBB1WWWW/WWWWWWWW w 0', 'f1g2i2', 'a Black man', 'g2'],
       ['safari-dual', {}, '4l/5/Eg1E1/4G/L3G r 0', 'd3c3', "Angular's giraffe", 'b3'],
-      ['kilkenny-cats', { players: '2' }, '14/14/14/14/14/14/14/14/14/14/3N10/3S10/14/14 s 1 sn -------- 0', 'e4e5', 'a North cat', null],
+      ['kilkenny-cats', { players: '2' }, '14/14/14/14/14/14/14/14/14/14/3N10/3S10/14/14 s 1 sn -------- 0', 'e4e5', 'a North cat', 'e5'],
     ];
     // The engine thinks long enough to see the trace of the person's move.
     await page.fill('#movetime', '1500');
@@ -229,8 +255,11 @@ async function main() {
       await page.evaluate((p) => {
         window.sawTrace = false;
         if (window.traceWatch) window.traceWatch.disconnect();
+        // The trace must be seen: drawn over a piece that stands there.
         window.traceWatch = new MutationObserver(() => {
-          if (document.querySelector(`[data-captured="${p}"]`)) window.sawTrace = true;
+          const trace = document.querySelector(`[data-captured="${p}"]`);
+          const piece = document.querySelector(`[data-point="${p}"][data-piece]`);
+          if (trace && (!piece || piece.compareDocumentPosition(trace) & Node.DOCUMENT_POSITION_FOLLOWING)) window.sawTrace = true;
         });
         window.traceWatch.observe(document.querySelector('#board'), { childList: true, subtree: true });
       }, emptied);
@@ -568,6 +597,13 @@ async function main() {
       await waitForTurn(phone);
       const box = await phone.$eval('#board svg', (e) => e.getBoundingClientRect());
       check(box.width <= 390 && box.left >= 0, `${game}: on a phone the board fits the screen (${Math.round(box.width)} px wide)`);
+      await phone.click('#zoom');
+      const smallest = await phone.$$eval('.target', (els) => Math.min(...els.map((e) => e.getBoundingClientRect().width)));
+      check(smallest >= 44, `${game}: zoomed on a phone every point is a 44 px target (${smallest.toFixed(1)} px)`);
+      await shot(phone, `phone-${game}-zoomed`);
+      await phone.click('#zoom');
+      const menuFont = await phone.$eval('#game', (e) => parseFloat(getComputedStyle(e).fontSize));
+      check(menuFont >= 16, `${game}: menus in 16 px on a phone (${menuFont} px), so it does not zoom into them`);
       const legal = (await board(phone, 'legal')).split(' ');
       if ((await board(phone, 'turn')) === 'human' && !legal[0].startsWith('r')) {
         check(await clickMove(phone, game, 0), `${game}: a move played on a phone`);
