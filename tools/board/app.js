@@ -665,9 +665,11 @@ async function engineTurns() {
   while (ongoing() && !humanToMove() && !state.paused) {
     unlessStopped();
     if (isChance()) {
+      const seat = state.side;
       const outcome = await engine.roll();
       unlessStopped();
       state.moves.push(outcome);
+      announce(`${GAMES[state.game].seats[seat] || seat} rolled ${outcome.replace(/^r/, '')}`);
     } else {
       render();
       const movetime = Math.max(10, Number($('movetime').value) || 500);
@@ -678,7 +680,9 @@ async function engineTurns() {
       unlessStopped();
       if (!best || best === '(none)') throw new Error('the engine found no move');
       state.moves.push(best);
+      const out = seatsOut();
       await sync();
+      announce(moveInWords(seat, best, state.moves.length - 1, out));
       // Step in engine-versus-engine play: one move, then wait again.
       if (state.stepOnce) {
         state.stepOnce = false;
@@ -795,9 +799,27 @@ async function tryMoves(moves) {
 async function roll() {
   if (state.busy || !humanToMove() || !isChance()) return;
   await run(async () => {
-    state.moves.push(await engine.roll());
+    const outcome = await engine.roll();
+    state.moves.push(outcome);
+    announce(`You rolled ${outcome.replace(/^r/, '')}`);
     await sync();
   });
+}
+
+/** Seats with no cat left on the board (Kilkenny Cats). */
+function seatsOut() {
+  if (state.game !== 'kilkenny-cats' || !state.notation) return [];
+  const fields = state.notation.split(' ');
+  return [...fields[3]].filter((l) => !fields[0].includes(l.toUpperCase()));
+}
+
+/** "West played e4e8, taking a North cat; North is out." */
+function moveInWords(seat, move, index, outBefore) {
+  const game = GAMES[state.game];
+  const taken = (state.captures || [])[index];
+  const capture = taken ? `, taking ${taken.letters.map((l) => game.legend[l] || l).join(', ')}` : '';
+  const out = seatsOut().filter((l) => !outBefore.includes(l)).map((l) => `; ${game.seats[l] || l} is out`).join('');
+  return `${game.seats[seat] || seat} played ${move}${capture}${out}`;
 }
 
 async function undo() {
@@ -1057,6 +1079,29 @@ function turned(layout) {
   return { ...layout, points, squares: layout.squares ? squares : undefined, turned: true };
 }
 
+const ARROWS = { ArrowLeft: [-1, 0], ArrowRight: [1, 0], ArrowUp: [0, -1], ArrowDown: [0, 1] };
+
+/** The nearest point from `from` in the direction [dx, dy] on the screen,
+ * favouring points straight that way. */
+function neighbour(points, from, [dx, dy]) {
+  const [x0, y0] = points[from];
+  let best = null, bestCost = Infinity;
+  for (const [p, [x, y]] of Object.entries(points)) {
+    const along = (x - x0) * dx + (y - y0) * dy;
+    if (p === from || along <= 0) continue;
+    const across = Math.abs((x - x0) * dy - (y - y0) * dx);
+    const cost = along + 2 * across;
+    if (cost < bestCost) { best = p; bestCost = cost; }
+  }
+  return best;
+}
+
+/** Said to screen readers (a polite live region): engine moves, captures,
+ * rolls, seats going out. */
+function announce(text) {
+  $('announce').textContent = text;
+}
+
 /** The point whose button had the keyboard's focus before a render. */
 let focusAfterRender = null;
 
@@ -1081,7 +1126,7 @@ function render() {
   board.dataset.moves = state.moves.join(' ');
   board.dataset.legal = state.legal.join(' ');
   board.dataset.turn = state.busy ? 'engine' : !ongoing() ? 'over' : humanToMove() ? 'human' : 'wait';
-  const svg = el('svg', { width: layout.width, height: layout.height, viewBox: `0 0 ${layout.width} ${layout.height}` }, board);
+  const svg = el('svg', { width: layout.width, height: layout.height, viewBox: `0 0 ${layout.width} ${layout.height}`, role: 'group', 'aria-label': `${game.title} board` }, board);
   for (const sq of layout.squares || []) {
     const cls = sq.mouse ? 'mouse' : sq.base ? 'square base' : 'square';
     el('rect', { x: sq.x, y: sq.y, width: sq.size, height: sq.size, class: cls }, svg);
@@ -1137,13 +1182,16 @@ function render() {
       if (path[state.selection.length]) next.add(path[state.selection.length]);
     }
   }
+  const names = Object.keys(layout.points);
+  const rovingPoint = names.includes(state.focusPoint) ? state.focusPoint : [...next][0] || names[0];
   for (const [point, [x, y]] of Object.entries(layout.points)) {
     const g = el('g', { 'data-point': point }, svg);
     const letter = position.pieces[point];
     if (!layout.squares) el('circle', { cx: x, cy: y, r: 4, class: 'point' }, g);
     // Coordinates: each point's name, as moves and notation write it.
     const offset = layout.squares ? -layout.radius + 2 : layout.radius * 0.75;
-    const coordinate = el('text', { x: x + offset, y: y + offset + 8, class: 'coord' }, g);
+    // Said by the point's button already: hidden from screen readers.
+    const coordinate = el('text', { x: x + offset, y: y + offset + 8, class: 'coord', 'aria-hidden': 'true' }, g);
     coordinate.textContent = point;
     if (letter) {
       g.setAttribute('data-piece', letter);
@@ -1155,7 +1203,7 @@ function render() {
         el('circle', { cx: x, cy: y, r, fill: look.fill, stroke: look.stroke || 'none', 'stroke-width': 2 }, g);
       }
       if (look.text) {
-        const t = el('text', { x, y, class: 'piece-label', fill: look.color }, g);
+        const t = el('text', { x, y, class: 'piece-label', fill: look.color, 'aria-hidden': 'true' }, g);
         t.textContent = look.text;
       }
     }
@@ -1170,7 +1218,9 @@ function render() {
     // Space clicks.
     const what = letter ? (game.legend[letter] || letter) : 'empty';
     const can = next.has(point) ? (state.selection.length ? ', a move can go here' : ', can move') : '';
-    hit.setAttribute('tabindex', '0');
+    // The board is one Tab stop: the point last moved to (or the first
+    // that can move) takes it, the arrow keys move between points.
+    hit.setAttribute('tabindex', point === rovingPoint ? '0' : '-1');
     hit.setAttribute('role', 'button');
     hit.setAttribute('aria-label', `${point}: ${what}${can}`);
     hit.addEventListener('keydown', (e) => {
@@ -1178,8 +1228,26 @@ function render() {
         e.preventDefault();
         focusAfterRender = point;
         click(point);
+      } else if (e.key === 'Escape') {
+        e.preventDefault();
+        state.selection = [];
+        focusAfterRender = point;
+        $('choices').innerHTML = '';
+        hint('');
+        render();
+      } else if (ARROWS[e.key]) {
+        e.preventDefault();
+        const to = neighbour(layout.points, point, ARROWS[e.key]);
+        if (to) {
+          state.focusPoint = to;
+          hit.setAttribute('tabindex', '-1');
+          const next = svg.querySelector(`[data-point="${to}"] .target`);
+          next.setAttribute('tabindex', '0');
+          next.focus();
+        }
       }
     });
+    hit.addEventListener('focus', () => { state.focusPoint = point; });
     if (focusAfterRender === point) focused = hit;
   }
   // A capture by landing (Kilkenny Cats): a badge on the piece that took,
@@ -1214,16 +1282,20 @@ function render() {
     } else {
       number++;
       li.textContent = `${number}. ${who(before.side)}: ${m}`;
-      li.tabIndex = 0;
-      li.setAttribute('role', 'button');
+      // The whole line clicks; its button keeps it reachable by keyboard.
       li.onclick = () => showPly(i + 1);
-      li.onkeydown = (e) => { if (e.key === 'Enter' || e.key === ' ') { e.preventDefault(); showPly(i + 1); } };
       if (i + 1 === ply && state.view !== null) li.setAttribute('aria-current', 'step');
       const taken = (state.captures || [])[i];
       if (taken) {
         li.textContent += ` × ${taken.letters.map((l) => game.legend[l] || l).join(', ')}`;
         li.className = 'capture';
       }
+      const show = document.createElement('button');
+      show.className = 'show-move';
+      show.textContent = 'show';
+      show.setAttribute('aria-label', `show the position after move ${number}`);
+      show.onclick = (e) => { e.stopPropagation(); showPly(i + 1); };
+      li.append(' ', show);
     }
     moves.append(li);
   });
@@ -1343,7 +1415,7 @@ async function main() {
   $('show-eval').onchange = () => { $('thinking').hidden = !$('show-eval').checked; };
   // Stepping through the moves: arrows, Home and End, outside text fields.
   document.addEventListener('keydown', (e) => {
-    if (e.target.closest && e.target.closest('input, select, textarea')) return;
+    if (e.target.closest && e.target.closest('input, select, textarea, #board')) return;
     const ply = state.view ?? state.moves.length;
     const to = { ArrowLeft: ply - 1, ArrowRight: ply + 1, Home: 0, End: state.moves.length }[e.key];
     if (to === undefined) return;

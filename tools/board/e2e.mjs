@@ -177,6 +177,21 @@ async function compareWithEngine(page, game, options) {
     check(/Leopards captured: \d of [34]/.test(await page.textContent('#status')), 'hat-diviyan-keliya: captures counted');
   }
   await shot(page, [game, ...Object.values(options)].join('-'));
+  await axeCheck(page, `${game} on a desktop`);
+}
+
+/** axe-core (a well-kept accessibility checker) on the page as it is:
+ * no serious or critical finding. */
+async function axeCheck(page, what) {
+  if (!(await page.evaluate(() => typeof window.axe === 'object'))) {
+    await page.addScriptTag({ path: path.join(root, 'tools', 'board', 'node_modules', 'axe-core', 'axe.min.js') });
+  }
+  const found = await page.evaluate(async () => {
+    const result = await window.axe.run(document, { resultTypes: ['violations'] });
+    return result.violations.filter((v) => ['serious', 'critical'].includes(v.impact))
+      .map((v) => `${v.id} (${v.nodes.length}: ${v.nodes.slice(0, 2).map((n) => n.target.join(' ')).join(', ')})`);
+  });
+  check(found.length === 0, `${what}: axe-core finds nothing serious or critical ${found.join('; ')}`);
 }
 
 /** A screenshot kept as a test artefact; one per feature checked. */
@@ -287,6 +302,23 @@ async function main() {
     }
     await page.waitForFunction((n) => document.querySelector('#board').dataset.moves.split(' ').filter(Boolean).length > n, kbBefore, { timeout: 10000 });
     check((await board(page, 'moves')).split(' ')[kbBefore] === kbMove, `a move played from the keyboard: ${kbMove}`);
+    // The board is one Tab stop; arrows move between points, Escape
+    // clears a choice; engine moves are announced.
+    await waitForTurn(page);
+    check((await page.$$eval('.target[tabindex="0"]', (els) => els.length)) === 1, 'the board is one Tab stop');
+    check(/played /.test(await page.textContent('#announce')), `the engine's move is announced: "${await page.textContent('#announce')}"`);
+    await page.focus('.target[tabindex="0"]');
+    const from = await page.evaluate(() => document.activeElement.parentNode.dataset.point);
+    await page.keyboard.press('ArrowRight');
+    const to = await page.evaluate(() => document.activeElement.parentNode.dataset.point);
+    check(to && to !== from && (await page.$$eval('.target[tabindex="0"]', (els) => els.length)) === 1,
+      `an arrow key moves the focus on the board (${from} -> ${to})`);
+    const startPoint = clickPath((await board(page, 'legal')).split(' ')[0])[0];
+    await page.focus(`[data-point="${startPoint}"] .target`);
+    await page.keyboard.press('Enter');
+    check((await page.$$eval('.target.selected', (els) => els.length)) === 1, 'Enter chooses a point');
+    await page.keyboard.press('Escape');
+    check((await page.$$eval('.target.selected', (els) => els.length)) === 0, 'Escape clears the choice');
     const label = await page.getAttribute(`[data-point="a1"] .target`, 'aria-label');
     check(/^a1: /.test(label || ''), `points are labelled for screen readers: "${label}"`);
     await waitForTurn(page);
@@ -609,6 +641,7 @@ async function main() {
         check(await clickMove(phone, game, 0), `${game}: a move played on a phone`);
       }
       await shot(phone, `phone-${game}`);
+      await axeCheck(phone, `${game} on a phone`);
     }
     await phone.close();
     const icon = await page.evaluate(async () => (await fetch('/favicon.ico')).status);
