@@ -1102,6 +1102,26 @@ function announce(text) {
   $('announce').textContent = text;
 }
 
+/** A move just made slides its piece from where it came (once per move;
+ * not while stepping back, and not for people who ask for less motion). */
+let animatedPly = 0;
+function animateLastMove(svg, layout, ply) {
+  if (state.view !== null || ply === animatedPly) return;
+  animatedPly = ply;
+  const move = state.moves[ply - 1];
+  if (!move || (state.history[ply - 1] || {}).chance) return;
+  const { drop, points } = movePoints(move);
+  if (drop || points.length < 2) return;
+  const [from, to] = [points[0], points[points.length - 1]];
+  if (!layout.points[from] || !layout.points[to]) return;
+  const piece = svg.querySelector(`[data-point="${to}"][data-piece]`);
+  if (!piece) return;
+  const [[x0, y0], [x1, y1]] = [layout.points[from], layout.points[to]];
+  piece.style.setProperty('--dx', `${x0 - x1}px`);
+  piece.style.setProperty('--dy', `${y0 - y1}px`);
+  piece.classList.add('moving');
+}
+
 /** The point whose button had the keyboard's focus before a render. */
 let focusAfterRender = null;
 
@@ -1266,6 +1286,7 @@ function render() {
   board.classList.toggle('zoomed', state.zoomed);
   const targetSize = 2 * (layout.radius + 4);
   board.style.setProperty('--zoomed-width', `${Math.ceil(layout.width * Math.max(1, 44 / targetSize))}px`);
+  animateLastMove(svg, layout, ply);
   if (focused) focused.focus();
   $('notation').value = state.notation;
   const moves = $('moves');

@@ -307,6 +307,13 @@ async function main() {
     await waitForTurn(page);
     check((await page.$$eval('.target[tabindex="0"]', (els) => els.length)) === 1, 'the board is one Tab stop');
     check(/played /.test(await page.textContent('#announce')), `the engine's move is announced: "${await page.textContent('#announce')}"`);
+    const slid = await page.evaluate(() => {
+      const piece = document.querySelector('.moving');
+      return piece ? { point: piece.dataset.point, dx: piece.style.getPropertyValue('--dx'), animation: getComputedStyle(piece).animationName } : null;
+    });
+    const lastMoved = (await board(page, 'moves')).split(' ').filter(Boolean).pop();
+    check(slid && lastMoved.endsWith(slid.point) && slid.animation === 'arrive',
+      `the last move slides its piece to ${slid && slid.point} (${lastMoved})`);
     await page.focus('.target[tabindex="0"]');
     const from = await page.evaluate(() => document.activeElement.parentNode.dataset.point);
     await page.keyboard.press('ArrowRight');
