@@ -1432,6 +1432,8 @@ async function main() {
     rememberHuman();
     newGame();
   };
+  // Another game: the menus, to choose a game, ruleset and seat.
+  $('over-new').onclick = () => { $('game').scrollIntoView({ block: 'nearest' }); $('game').focus(); };
   $('copy-game').onclick = () => navigator.clipboard && navigator.clipboard.writeText(gameText()).catch(() => {});
   $('show-eval').onchange = () => { $('thinking').hidden = !$('show-eval').checked; };
   // Stepping through the moves: arrows, Home and End, outside text fields.

@@ -573,6 +573,8 @@ async function main() {
     const replayed = execFileSync(path.join(bin, 'menagerie'), ['newgame safari-dual', record, 'd'], { encoding: 'utf8' });
     check(replayed.includes(`Notation: ${await board(page, 'notation')}`), 'which the engine replays to the same position');
     await shot(page, 'game-over-panel');
+    await page.click('#over-new');
+    check(await page.evaluate(() => document.activeElement.id === 'game'), 'Another game leads to the game menu');
     await page.click('#switch');
     await waitForTurn(page);
     check((await page.inputValue('#human')) === 'a' && (await board(page, 'turned')) === 'yes'
