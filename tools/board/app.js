@@ -1396,7 +1396,11 @@ async function main() {
   $('options').onchange = () => newGame();
   // Skill levels: 0 random moves, 1 greedy, 2-19 a shallow noisy search,
   // 20 full strength (protocol.md, setoption).
-  $('strength').onchange = () => run(() => setStrength());
+  $('strength').onchange = () => {
+    // Kept at once: a reload right after the change keeps it.
+    save();
+    run(() => setStrength());
+  };
   $('new').onclick = newGame;
   $('undo').onclick = undo;
   $('flip').onclick = flip;
