@@ -136,8 +136,7 @@ pub fn search_signature(stop: &Arc<AtomicBool>, mut out: Option<Sink>) -> (u64, 
         // searches themselves and never depends on timing.
         let settings = Settings {
             threads: 1,
-            solver: false,
-            tables: false,
+            exact: false,
             ..Settings::default()
         };
         let result = session.search(&Limits::depth(case.depth), &shared, &settings, &mut Silent);
@@ -275,8 +274,7 @@ fn threads_bench(threads: u32, stop: &Arc<AtomicBool>, out: Sink) {
             let shared = Shared::try_with_stop(16, Arc::clone(stop)).expect("16 MiB for bench");
             let settings = Settings {
                 threads: count as usize,
-                solver: false,
-                tables: false,
+                exact: false,
                 ..Settings::default()
             };
             let request = Request {

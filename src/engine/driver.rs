@@ -714,7 +714,7 @@ impl Engine {
             Setting::Skill(n) => self.settings.skill = n,
             Setting::MultiSeat(m) => self.settings.multi_seat = m,
             Setting::TablePath(dir) => menagerie_tables::probe::set_directory(dir),
-            Setting::UseTables(on) => self.settings.tables = on,
+            Setting::UseTables(on) => self.settings.exact = on,
             Setting::Seed(n) => {
                 self.settings.seed = n;
                 self.chance = Rng::new(n);

@@ -13,7 +13,7 @@ use menagerie_search as search;
 use menagerie_wire::Reply;
 
 use crate::tables_command::{TablesError, TablesJob};
-pub use menagerie_search::solved_play::Unsolved;
+pub use menagerie_tables::exact::{Solved, Unsolved};
 
 /// Attaches the search to sessions of any game.
 pub struct Searching;
@@ -31,19 +31,6 @@ pub type Entry = GameEntry<Searching>;
 
 /// The games of this build, as the engine plays them.
 pub static GAMES: [Entry; catalogue::COUNT] = catalogue::games::<Searching>();
-
-/// What `solve` found.
-pub enum Solved {
-    /// From a table (solved game or endgame tables): the value and each
-    /// legal move's, as text, and which endgame table if one.
-    Exact {
-        value: String,
-        moves: Vec<(String, String)>,
-        table: Option<String>,
-    },
-    /// From a proof-number search: a value or a bound, with its figures.
-    Proof(search::proof::ProofReport),
-}
 
 /// Expansions of a proof search when `solve` gives no budget.
 pub const DEFAULT_PROOF_NODES: u64 = 1_000_000;
@@ -65,16 +52,16 @@ pub trait EngineSession: DynSession {
     ) -> search::SearchResult<String>;
     /// Builds what searches of this game want before a clock runs.
     fn prepare_search(&self, settings: &search::Settings, reporter: &mut dyn search::Reporter);
-    /// The solved value of the position and of each legal move, for games
-    /// small enough to solve; waits for the table only until `stop`.
-    /// Positions beyond the tables get a proof search of at most `nodes`
-    /// expansions. Table files left out are named through `reporter`.
+    /// The exact value of the position and of each legal move where it is
+    /// known (a solved game's table, waited for only until `stop`; endgame
+    /// tables); beyond them, a proof search of at most `nodes` expansions.
+    /// Table files left out are named through `reporter`.
     fn solve(
         &self,
         stop: &AtomicBool,
         nodes: u64,
         reporter: &mut dyn search::Reporter,
-    ) -> Result<Solved, Unsolved>;
+    ) -> Result<Solved<String>, Unsolved>;
     /// Builds, verifies or lists the endgame tables of this session's
     /// ruleset.
     fn tables(
@@ -119,47 +106,12 @@ impl<G: Game> EngineSession for Session<G> {
         stop: &AtomicBool,
         nodes: u64,
         reporter: &mut dyn search::Reporter,
-    ) -> Result<Solved, Unsolved> {
-        let settings = search::Settings::default();
-        let tables = search::table_play::tables_for(self, &settings, reporter);
-        let analysis = tables
-            .as_ref()
-            .and_then(|tables| search::table_play::analyse(self, tables));
-        if let Some(tables) = &tables {
-            search::table_play::report_problems(tables, reporter);
-        }
-        if let Some((value, moves)) = analysis {
-            return Ok(Solved::Exact {
-                value: value.to_string(),
-                moves: moves
-                    .iter()
-                    .map(|(mv, value)| (mv.to_string(), value.to_string()))
-                    .collect(),
-                table: self.position().table_key().map(|k| k.slice.to_string()),
-            });
-        }
-        match search::solved_play::analyse_until(self, stop) {
-            Ok(analysis) => Ok(Solved::Exact {
-                value: analysis.value.to_string(),
-                moves: analysis
-                    .moves
-                    .iter()
-                    .map(|(mv, value)| (mv.to_string(), value.to_string()))
-                    .collect(),
-                table: None,
-            }),
-            Err(Unsolved::NotSolvable) if self.position().seats().len() == 2 && !G::HAS_CHANCE => {
-                let history = self.history();
-                let before = &history[..history.len().saturating_sub(1)];
-                let report =
-                    search::proof::prove(self.position(), before, tables.as_deref(), nodes, stop);
-                if let Some(tables) = &tables {
-                    search::table_play::report_problems(tables, reporter);
-                }
-                Ok(Solved::Proof(report))
-            }
-            Err(e) => Err(e),
-        }
+    ) -> Result<Solved<String>, Unsolved> {
+        let solved = menagerie_tables::exact::solve(self, nodes, stop, &mut |problem| {
+            search::exact::report_problems_of(&problem, reporter)
+        })?;
+        // The moves become text here, where the game is forgotten.
+        Ok(solved.map_moves(|mv| mv.to_string()))
     }
 
     fn tables(

@@ -190,7 +190,7 @@ fn bench<G: Game>(
         }
         let t = Instant::now();
         for p in &positions {
-            checksum += tables.probe(p).map_or(0, |v| u64::from(v.plies));
+            checksum += tables.probe(p).map_or(0, |v| u64::from(v.plies()));
         }
         probing += t.elapsed().as_secs_f64();
         let t = Instant::now();
@@ -273,7 +273,7 @@ pub fn run<G: Game>(
                 }
             };
             let result = retrograde::build::<G>(rules, &request, stop, &mut on_event);
-            probe::forget(&job.dir);
+            menagerie_tables::cache::forget(&job.dir);
             let built = result.map_err(TablesError::Build)?;
             let mut total = 0;
             for b in &built {

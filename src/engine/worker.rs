@@ -11,6 +11,7 @@ use std::sync::Arc;
 use crate::channel::Event;
 use crate::output::{InfoWriter, Output};
 use crate::session::{EngineSession, Entry, Solved, Unsolved};
+use menagerie_tables::Source;
 use menagerie_search::{Limits, Settings, Shared};
 use menagerie_wire::reply::Reply;
 use menagerie_wire::BenchKind;
@@ -114,26 +115,25 @@ fn execute(job: Job, out: &Output) -> bool {
             Err(Unsolved::Stopped) => out.reply(&Reply::Remark(
                 "solve stopped before the solved table was built".to_string(),
             )),
-            Ok(Solved::Exact {
-                value,
-                moves,
-                table,
-            }) => {
-                if let Some(table) = table {
+            Ok(Solved::Known(analysis)) => {
+                if let Source::Table(slice) = analysis.source {
                     out.reply(&Reply::Remark(format!(
-                        "solve: from the endgame tables ({table}); N counts moves to the capture that settles the game"
+                        "solve: from the endgame tables ({slice}); N counts moves to the capture that settles the game"
                     )));
                 }
-                for (mv, value) in moves {
+                for (mv, value) in analysis.moves {
                     out.reply(&Reply::Solved {
                         mv: Some(mv),
-                        value,
+                        value: value.to_string(),
                     });
                 }
                 out.reply(&Reply::Line(String::new()));
-                out.reply(&Reply::Solved { mv: None, value });
+                out.reply(&Reply::Solved {
+                    mv: None,
+                    value: analysis.value.to_string(),
+                });
             }
-            Ok(Solved::Proof(report)) => {
+            Ok(Solved::Proved(report)) => {
                 let open = |(pn, dn): (u32, u32)| {
                     if (pn, dn) == (0, 0) {
                         "settled".to_string()
@@ -154,7 +154,7 @@ fn execute(job: Job, out: &Output) -> bool {
                 if let Some(most) = report.memory_bound {
                     out.reply(&Reply::Remark(format!(
                         "solve: stopped at the memory this process may use ({most} positions stored, {} bytes each); the value is a bound",
-                        menagerie_search::proof::BYTES_PER_STORED
+                        menagerie_tables::proof::BYTES_PER_STORED
                     )));
                 }
                 if let Some(tree) = &report.proof {

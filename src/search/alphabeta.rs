@@ -8,9 +8,8 @@
 use super::deepening::{self, Deepening, Iteration};
 use super::tt::{Bound, Entry};
 use std::sync::atomic::AtomicBool;
-use std::sync::Arc;
 
-use menagerie_tables::Tables;
+use menagerie_tables::Exact;
 
 use super::{
     outcome_score, threads, Budget, Limits, Reporter, Score, SearchResult, Settings, Shared, Watch,
@@ -31,7 +30,7 @@ pub fn search<G: Game>(
     settings: &Settings,
     reporter: &mut dyn Reporter,
 ) -> SearchResult<G::Move> {
-    let tables = super::table_play::tables_for(session, settings, reporter);
+    let exact = super::exact::open(session, settings, reporter, || true);
     let result = threads(
         session,
         limits,
@@ -40,13 +39,13 @@ pub fn search<G: Game>(
         reporter,
         |budget, reporter| {
             let mut worker = Worker::new(session, budget);
-            worker.tables = tables.clone();
+            worker.exact = exact.clone();
             deepening::iterate(&mut worker, reporter)
         },
     );
     // A file that failed a check during the search was left out at once.
-    if let Some(tables) = &tables {
-        super::table_play::report_problems(tables, reporter);
+    if let Some(exact) = &exact {
+        super::exact::report_problems(exact, reporter);
     }
     result
 }
@@ -100,8 +99,8 @@ struct Worker<'a, G: Game> {
     history: Vec<i32>,
     /// The current iteration's root bookkeeping.
     iteration: Iteration<G::Move>,
-    /// Endgame tables of the game and ruleset, if any are built and used.
-    tables: Option<Arc<Tables>>,
+    /// Exact knowledge of the game and ruleset, if any and used.
+    exact: Option<Exact<G>>,
 }
 
 impl<'a, G: Game> Deepening<'a> for Worker<'a, G> {
@@ -149,7 +148,7 @@ impl<'a, G: Game> Worker<'a, G> {
                 session.legal(&mut moves);
                 moves.len()
             }),
-            tables: None,
+            exact: None,
         }
     }
 
@@ -234,15 +233,15 @@ impl<'a, G: Game> Worker<'a, G> {
         }
     }
 
-    /// The exact score of a position below the root that the endgame
-    /// tables hold.
+    /// The exact score of a position below the root that exact knowledge
+    /// holds.
     fn probe(&mut self, ply: usize) -> Option<i32> {
         if ply == 0 {
             return None;
         }
-        let value = self.tables.as_ref()?.probe(&self.position)?;
+        let value = self.exact.as_mut()?.probe(&self.position)?;
         self.iteration.horizon = true;
-        Some(super::table_play::score(value))
+        Some(super::exact::score(value))
     }
 
     fn negamax(&mut self, depth: i32, ply: usize, mut alpha: i32, beta: i32) -> i32 {

@@ -11,20 +11,16 @@
 //! - [`maxn`], [`mcts`]: more than two seats, each for itself.
 //! - [`deepening`]: the iterative deepening they share; [`skill`]: weaker
 //!   play; [`time`]: the clock; [`tt`]: the transposition table.
-//! - Exact knowledge: [`game_solver`] solves a whole small game and
-//!   [`solved_play`] plays from it; [`table_play`] plays from the endgame
-//!   tables (the tables crate); [`proof`] proves values beyond them.
+//! - [`exact`]: plays from exact knowledge (a solved game, endgame tables:
+//!   one layer, in the tables crate) and scores its values at the leaves.
 
 pub mod alphabeta;
 pub mod deepening;
+pub mod exact;
 pub mod expectimax;
-pub mod game_solver;
 pub mod maxn;
 pub mod mcts;
-pub mod proof;
 pub mod skill;
-pub mod solved_play;
-pub mod table_play;
 pub mod time;
 pub mod tt;
 
@@ -201,10 +197,9 @@ pub struct Settings {
     pub skill: u8,
     /// Seeds the randomness of the weaker skill levels.
     pub seed: u64,
-    /// Whether solvable games play from their solved table.
-    pub solver: bool,
-    /// Whether the search plays from endgame tables where it has them.
-    pub tables: bool,
+    /// Whether the search plays from exact knowledge (a solved game's
+    /// table, endgame tables) where it has it.
+    pub exact: bool,
     /// How a search over more than two seats models the other seats.
     pub multi_seat: MultiSeat,
 }
@@ -265,8 +260,7 @@ impl Default for Settings {
             threads: 1,
             skill: skill::FULL_STRENGTH,
             seed: 0,
-            solver: true,
-            tables: true,
+            exact: true,
             // Measured best at 3 and 4 seats (tools/multiseat-study.md).
             multi_seat: MultiSeat::BestReply,
         }
@@ -419,24 +413,12 @@ fn lazy_smp<M: Send>(
     }
 }
 
-/// Whether the session's game is solved by retrograde analysis.
-fn solvable<G: Game>(session: &Session<G>, settings: &Settings) -> bool {
-    let position = session.position();
-    settings.solver
-        && position.seats().len() == 2
-        && !G::HAS_CHANCE
-        && position.solver_key().is_some()
-}
-
 /// Builds what the search of this game wants before any clock runs (the
 /// solved table of a solvable game, the endgame tables opened); `newgame`
 /// calls it. Table files left out are named through `reporter`.
 pub fn prepare<G: Game>(session: &Session<G>, settings: &Settings, reporter: &mut dyn Reporter) {
-    if settings.skill >= skill::FULL_STRENGTH && solvable(session, settings) {
-        solved_play::prepare(session);
-    }
     if settings.skill >= skill::FULL_STRENGTH {
-        table_play::prepare(session, settings, reporter);
+        exact::prepare(session, settings, reporter);
     }
 }
 
@@ -461,23 +443,10 @@ pub fn run<G: Game>(
     // The algorithm follows what the game declares, never its name.
     if settings.skill < skill::FULL_STRENGTH {
         skill::play(session, settings, limits, shared, reporter)
-    } else if solvable(session, settings) {
-        // A search of fixed work (depth, nodes, none) waits for the table,
-        // which `newgame` started, so that its answer never depends on
-        // the machine's speed; `stop` still ends the wait. A search on a
-        // time limit searches now, keeping its limit, and plays perfectly
-        // once the table is built.
-        let timed = limits.hard_ms.is_some();
-        solved_play::wait_until_built(session, || timed || shared.stopped());
-        if solved_play::is_built(session) {
-            solved_play::search(session, reporter)
-        } else {
-            alphabeta::search(session, limits, shared, settings, reporter)
-        }
+    } else if let Some(result) = exact::play(session, limits, shared, settings, reporter) {
+        result
     } else if two_seats && !G::HAS_CHANCE {
-        // Perfect play where the endgame tables hold the position.
-        table_play::play(session, settings, reporter)
-            .unwrap_or_else(|| alphabeta::search(session, limits, shared, settings, reporter))
+        alphabeta::search(session, limits, shared, settings, reporter)
     } else if settings.multi_seat == MultiSeat::MaxN && !two_seats {
         maxn::search(session, limits, shared, settings, reporter)
     } else if settings.multi_seat == MultiSeat::Mcts && !two_seats {

@@ -1,23 +1,32 @@
-//! Endgame tables: exact values of every position with few men, for games
-//! whose captures only remove men (see [`menagerie_rules::game::endgame`]).
+//! Exact knowledge: the values of positions known for certain, as one
+//! layer ([`exact`]) over its sources.
 //!
-//! - [`value`]: what a table keeps of a position (two thresholds of the
-//!   no-progress clock) and what they mean.
-//! - [`retrograde`]: retrograde analysis, a slice and its mirror at a time.
+//! - [`value`]: the one value type, and what an endgame table keeps of a
+//!   position (two thresholds of the no-progress clock).
+//! - [`solved`]: whole small games solved by retrograde analysis.
+//! - [`retrograde`]: endgame tables by retrograde analysis, for games whose
+//!   captures only remove men, a slice and its mirror at a time.
 //! - [`file`]: the slice files (a header with a checksum, then the entries).
-//! - [`probe`]: tables of one ruleset, memory-mapped, looked up by position.
+//! - [`probe`]: tables of one ruleset, looked up by position.
 //! - [`verify`]: re-derives every stored value from its successors.
+//! - [`proof`]: proof-number search beyond the tables.
+//! - [`cache`]: the process's one store of solved games and open tables.
 //!
 //! Nothing here knows a game by name: the game numbers its positions.
 
+pub mod cache;
+pub mod exact;
 pub mod file;
 pub mod probe;
+pub mod proof;
 pub mod retrograde;
+pub mod solved;
 pub mod value;
 pub mod verify;
 
+pub use exact::{Exact, Source};
 pub use probe::Tables;
-pub use value::{Entry, Probe, Wdl};
+pub use value::{Entry, Value, Wdl};
 
 #[cfg(test)]
 mod tests;

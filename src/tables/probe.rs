@@ -1,14 +1,13 @@
 //! The tables of one ruleset, opened once, looked up by position.
 
-use std::collections::HashMap;
 use std::path::{Path, PathBuf};
-use std::sync::{Arc, Mutex, OnceLock};
+use std::sync::{Mutex, OnceLock};
 
 use menagerie_rules::game::endgame::Slice;
 use menagerie_rules::game::Game;
 
 use crate::file::{self, Check, Expected, FileError, SliceFile};
-use crate::value::{plies_left, Probe};
+use crate::value::{plies_left, Value};
 
 /// Slices of up to this many men a side are looked for.
 const MOST_SIDE: usize = 16;
@@ -155,7 +154,7 @@ impl Tables {
 
     /// The value of `position` if its slice is here, at its clock.
     #[inline]
-    pub fn probe<G: Game>(&self, position: &G) -> Option<Probe> {
+    pub fn probe<G: Game>(&self, position: &G) -> Option<Value> {
         // Counting the men first: most positions of a search have more
         // than any table.
         let opened = self.slice(position.table_slice()?)?;
@@ -166,58 +165,6 @@ impl Tables {
         let entry = opened.entry(key.index)?;
         Some(entry.value(opened.header.timeout, plies_left(position)))
     }
-}
-
-/// The shared tables of a folder and ruleset, and the problems found when
-/// they were opened, not reported yet.
-type Cache = HashMap<(PathBuf, String, String), (Arc<Tables>, Vec<FileError>)>;
-
-fn cache() -> &'static Mutex<Cache> {
-    static CACHE: OnceLock<Mutex<Cache>> = OnceLock::new();
-    CACHE.get_or_init(|| Mutex::new(HashMap::new()))
-}
-
-/// The tables of a ruleset in `dir`, opened once per process and shared;
-/// files that cannot be used are left out, and [`news`] says which.
-pub fn shared(dir: &Path, expected: &Expected) -> Arc<Tables> {
-    let key = (
-        dir.to_path_buf(),
-        expected.game.to_string(),
-        expected.variant.to_string(),
-    );
-    let mut cache = cache().lock().unwrap_or_else(|e| e.into_inner());
-    cache
-        .entry(key)
-        .or_insert_with(|| {
-            let (tables, problems) = Tables::open_with(dir, expected, Check::Header);
-            for problem in &problems {
-                log::info!("endgame table left out: {problem}");
-            }
-            (Arc::new(tables), problems)
-        })
-        .0
-        .clone()
-}
-
-/// What is wrong with the shared tables of `tables`' folder and ruleset
-/// that has not been said yet: files left out when they were opened, and
-/// files that failed a check since. Each problem is returned once.
-pub fn news(tables: &Tables) -> Vec<FileError> {
-    let mut said = tables.take_problems();
-    let mut cache = cache().lock().unwrap_or_else(|e| e.into_inner());
-    for ((_, game, variant), (shared, problems)) in cache.iter_mut() {
-        if game == &tables.game && variant == &tables.variant && shared.folder == tables.folder {
-            said.append(problems);
-        }
-    }
-    said
-}
-
-/// Forgets the shared tables of `dir`, so that the next use opens what a
-/// build has written since.
-pub fn forget(dir: &Path) {
-    let mut cache = cache().lock().unwrap_or_else(|e| e.into_inner());
-    cache.retain(|(d, _, _), _| d != dir);
 }
 
 fn directory_slot() -> &'static Mutex<Option<PathBuf>> {

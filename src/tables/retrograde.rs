@@ -32,7 +32,7 @@ use menagerie_rules::game::Game;
 
 use crate::file::{self, Check, Expected, FileError, Header, SliceFile};
 use crate::probe::Tables;
-use crate::value::{Entry, Wdl, NEVER};
+use crate::value::{Entry, Value, Wdl, NEVER};
 
 /// What to build.
 #[derive(Clone, Debug)]
@@ -420,7 +420,7 @@ fn after_capture<G: Game>(tables: &Tables, position: &G) -> Option<Wdl> {
     if let Some(outcome) = position.outcome() {
         return Some(Wdl::of_outcome(outcome, position));
     }
-    tables.probe(position).map(|p| p.wdl)
+    tables.probe(position).map(Value::wdl)
 }
 
 /// The position's class; `None` if a smaller table that should hold a

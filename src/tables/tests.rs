@@ -122,7 +122,7 @@ fn tables_agree_with_a_plain_search_of_random_positions() {
                 };
                 p.set_clock(rng.below(51) as u32);
                 let searched = minimax(&p, &mut memo);
-                assert_eq!(tables.probe(&p).map(|v| v.wdl), Some(searched), "{p}");
+                assert_eq!(tables.probe(&p).map(|v| v.wdl()), Some(searched), "{p}");
                 seen.insert(searched);
                 checked += 1;
             }

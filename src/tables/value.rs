@@ -75,7 +75,7 @@ impl Entry {
     ///   on, else a win (the clock ends it);
     /// - timeout a loss: a win from `first` on, else a draw from `second`
     ///   on, else a loss.
-    pub fn value(self, timeout: Wdl, left: u32) -> Probe {
+    pub fn value(self, timeout: Wdl, left: u32) -> Value {
         let reached = |t: u8| t != NEVER && left >= u32::from(t);
         let (wdl, plies) = match timeout {
             Wdl::Draw if reached(self.first) => (Wdl::Win, u32::from(self.first)),
@@ -88,55 +88,96 @@ impl Entry {
             Wdl::Loss if reached(self.second) => (Wdl::Draw, 0),
             Wdl::Loss => (Wdl::Loss, left),
         };
-        Probe { wdl, plies }
+        Value::with(wdl, plies)
     }
 }
 
-/// A position's value from the tables.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub struct Probe {
-    pub wdl: Wdl,
-    /// For a win or a loss: plies, under best play, to the capture or the
-    /// end that settles it (the winner hastens it, the loser delays it);
-    /// 0 for a draw.
-    pub plies: u32,
+/// An exact value for the side to move, whichever layer knew it (the
+/// rules, a solved game, an endgame table, a proof): a win or a loss with
+/// its distance in plies, or a draw.
+///
+/// The distance is to the end of the game for a solved game and to the
+/// capture (or end) that settles it for an endgame table (the Syzygy
+/// tables' distance to zeroing); either way the winner hastens it and
+/// the loser delays it.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum Value {
+    Win(u32),
+    Loss(u32),
+    Draw,
 }
 
-impl Probe {
+impl Value {
+    /// The value of a position the rules have decided.
+    pub fn of_outcome<G: Game>(outcome: Outcome, position: &G) -> Value {
+        Value::with(Wdl::of_outcome(outcome, position), 0)
+    }
+
+    /// `wdl` at `plies` (the plies of a draw are dropped).
+    pub fn with(wdl: Wdl, plies: u32) -> Value {
+        match wdl {
+            Wdl::Win => Value::Win(plies),
+            Wdl::Loss => Value::Loss(plies),
+            Wdl::Draw => Value::Draw,
+        }
+    }
+
+    pub fn wdl(self) -> Wdl {
+        match self {
+            Value::Win(_) => Wdl::Win,
+            Value::Loss(_) => Wdl::Loss,
+            Value::Draw => Wdl::Draw,
+        }
+    }
+
+    /// Plies to the end or settling capture; 0 for a draw.
+    pub fn plies(self) -> u32 {
+        match self {
+            Value::Win(d) | Value::Loss(d) => d,
+            Value::Draw => 0,
+        }
+    }
+
     /// The value for the side that moved into a position of this value,
     /// one ply earlier.
-    pub fn for_mover(self) -> Probe {
-        Probe {
-            wdl: self.wdl.flipped(),
-            plies: if self.wdl == Wdl::Draw {
-                0
-            } else {
-                self.plies + 1
-            },
+    pub fn for_mover(self) -> Value {
+        match self {
+            Value::Win(d) => Value::Loss(d + 1),
+            Value::Loss(d) => Value::Win(d + 1),
+            Value::Draw => Value::Draw,
         }
     }
 
     /// Whether `self` is better than `other` for the side to move: wins
     /// beat draws beat losses; sooner wins and later losses are better.
-    pub fn better_than(self, other: Probe) -> bool {
-        let rank = |p: Probe| match p.wdl {
-            Wdl::Win => (2, -i64::from(p.plies)),
-            Wdl::Draw => (1, 0),
-            Wdl::Loss => (0, i64::from(p.plies)),
-        };
+    pub fn better_than(self, other: Value) -> bool {
+        fn rank(v: Value) -> (i32, i64) {
+            match v {
+                Value::Win(d) => (2, -i64::from(d)),
+                Value::Draw => (1, 0),
+                Value::Loss(d) => (0, i64::from(d)),
+            }
+        }
         rank(self) > rank(other)
+    }
+
+    /// In the protocol's terms: moves of the side to move.
+    pub fn moves(self) -> Option<u32> {
+        match self {
+            Value::Win(d) => Some(d.div_ceil(2)),
+            Value::Loss(d) => Some(d / 2),
+            Value::Draw => None,
+        }
     }
 }
 
-impl fmt::Display for Probe {
-    /// `win N` or `loss N`, N in moves of the side to move up to the
-    /// settling capture (as the solved tables of other games count moves
-    /// to the end), or `draw`.
+impl fmt::Display for Value {
+    /// `win N` or `loss N`, N in moves of the side to move, or `draw`.
     fn fmt(&self, f: &mut fmt::Formatter) -> fmt::Result {
-        match self.wdl {
-            Wdl::Win => write!(f, "win {}", self.plies.div_ceil(2)),
-            Wdl::Loss => write!(f, "loss {}", self.plies / 2),
-            Wdl::Draw => f.write_str("draw"),
+        match self {
+            Value::Win(_) => write!(f, "win {}", self.moves().unwrap_or(0)),
+            Value::Loss(_) => write!(f, "loss {}", self.moves().unwrap_or(0)),
+            Value::Draw => f.write_str("draw"),
         }
     }
 }
@@ -156,34 +197,16 @@ mod tests {
             first: 7,
             second: NEVER,
         };
-        assert_eq!(e.value(Wdl::Draw, 6).wdl, Wdl::Draw);
-        assert_eq!(
-            e.value(Wdl::Draw, 7),
-            Probe {
-                wdl: Wdl::Win,
-                plies: 7
-            }
-        );
+        assert_eq!(e.value(Wdl::Draw, 6).wdl(), Wdl::Draw);
+        assert_eq!(e.value(Wdl::Draw, 7), Value::Win(7));
         let e = Entry {
             first: 3,
             second: 9,
         };
-        assert_eq!(
-            e.value(Wdl::Win, 2),
-            Probe {
-                wdl: Wdl::Win,
-                plies: 2
-            }
-        );
-        assert_eq!(e.value(Wdl::Win, 3).wdl, Wdl::Draw);
-        assert_eq!(
-            e.value(Wdl::Win, 9),
-            Probe {
-                wdl: Wdl::Loss,
-                plies: 9
-            }
-        );
-        assert_eq!(e.value(Wdl::Loss, 2).wdl, Wdl::Loss);
-        assert_eq!(e.value(Wdl::Loss, 3).wdl, Wdl::Win);
+        assert_eq!(e.value(Wdl::Win, 2), Value::Win(2));
+        assert_eq!(e.value(Wdl::Win, 3).wdl(), Wdl::Draw);
+        assert_eq!(e.value(Wdl::Win, 9), Value::Loss(9));
+        assert_eq!(e.value(Wdl::Loss, 2).wdl(), Wdl::Loss);
+        assert_eq!(e.value(Wdl::Loss, 3).wdl(), Wdl::Win);
     }
 }

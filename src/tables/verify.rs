@@ -15,7 +15,7 @@ use menagerie_rules::game::Game;
 
 use crate::file::FileError;
 use crate::probe::Tables;
-use crate::value::{Probe, Wdl};
+use crate::value::{Value, Wdl};
 
 /// Why a verification has no report.
 #[derive(Debug)]
@@ -135,7 +135,7 @@ pub fn derive<G: Game>(position: &G, tables: &Tables, moves: &mut Vec<G::Move>) 
         child.play(mv);
         let value = match child.outcome() {
             Some(outcome) => Wdl::of_outcome(outcome, &child),
-            None => tables.probe(&child)?.wdl,
+            None => tables.probe(&child)?.wdl(),
         };
         best = best.max(value.flipped());
     }
@@ -147,9 +147,9 @@ fn check<G: Game>(position: &G, tables: &Tables, moves: &mut Vec<G::Move>, repor
     for clock in 0..=G::NO_PROGRESS_LIMIT {
         at_clock.set_clock(clock);
         report.values += 1;
-        let stored: Option<Probe> = tables.probe(&at_clock);
+        let stored: Option<Value> = tables.probe(&at_clock);
         let derived = derive(&at_clock, tables, moves);
-        if stored.map(|p| p.wdl) != derived {
+        if stored.map(Value::wdl) != derived {
             report.mismatches += 1;
             if report.examples.len() < 10 {
                 report.examples.push(format!(

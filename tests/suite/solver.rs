@@ -6,8 +6,29 @@ use std::collections::{HashSet, VecDeque};
 use menagerie_rules::game::session::Session;
 use menagerie_rules::game::{Game, Outcome, Ruleset};
 use menagerie_rules::games::hdk::Hdk;
-use menagerie_search::game_solver::{solve, Value};
+use menagerie_tables::exact::{Analysis, Exact};
+use menagerie_tables::solved::solve;
+use menagerie_tables::Value;
 use menagerie_search::{alphabeta, Limits, Score, Settings, Shared, Silent};
+
+/// The exact layer's values of the session's position and its moves.
+fn analyse(session: &Session<Hdk>) -> Option<Analysis<<Hdk as Game>::Move>> {
+    Exact::open(session, || false).analyse(session)
+}
+
+/// The move the search plays from exact knowledge.
+fn best_move(session: &Session<Hdk>) -> String {
+    menagerie_search::exact::play(
+        session,
+        &Limits::depth(1),
+        &Shared::new(1),
+        &Settings::default(),
+        &mut Silent,
+    )
+    .and_then(|result| result.best)
+    .expect("a solved position with moves gets one")
+    .to_string()
+}
 
 fn start(words: &[&str]) -> Hdk {
     Hdk::start(&Hdk::rules(&Ruleset::parse(Hdk::OPTIONS, words).unwrap()))
@@ -130,7 +151,7 @@ fn alpha_beta_without_the_table_proves_the_same_results() {
     ] {
         let session: Session<Hdk> = Session::new(Ruleset::parse(Hdk::OPTIONS, &words).unwrap());
         let settings = Settings {
-            solver: false,
+            exact: false,
             ..Settings::default()
         };
         let result = alphabeta::search(
@@ -146,7 +167,6 @@ fn alpha_beta_without_the_table_proves_the_same_results() {
 
 #[test]
 fn go_wins_fastest_keeps_draws_and_loses_slowest() {
-    use menagerie_search::{solved_play, Reporter};
     // Random positions of the small board reached by random play.
     let mut rng = menagerie_rules::rng::Rng::new(17);
     let mut seen = [0u32; 3];
@@ -167,21 +187,13 @@ fn go_wins_fastest_keeps_draws_and_loses_slowest() {
             }
             session.play(moves[rng.below(moves.len() as u64) as usize]);
         }
-        let Some(analysis) = solved_play::analyse(&session) else {
+        let Some(analysis) = analyse(&session) else {
             continue;
         };
         if analysis.moves.is_empty() {
             continue;
         }
-        struct Quiet;
-        impl Reporter for Quiet {
-            fn info(&mut self, _: &menagerie_search::Info) {}
-            fn text(&mut self, _: &str) {}
-        }
-        let best = solved_play::search(&session, &mut Quiet)
-            .best
-            .unwrap()
-            .to_string();
+        let best = best_move(&session);
         let chosen = analysis
             .moves
             .iter()
@@ -254,12 +266,6 @@ fn a_search_on_the_clock_never_waits_for_the_table() {
 #[test]
 fn the_table_player_counts_repetitions_and_the_no_progress_rule() {
     use menagerie_rules::game::Status;
-    use menagerie_search::{solved_play, Reporter};
-    struct Quiet;
-    impl Reporter for Quiet {
-        fn info(&mut self, _: &menagerie_search::Info) {}
-        fn text(&mut self, _: &str) {}
-    }
     let ends_drawn = |s: &Session<Hdk>| matches!(s.status(), Status::Over(Outcome::Draw, _));
     // (a lost side took a draw by the rules, a drawing side played on)
     let mut seen = (0, 0);
@@ -268,16 +274,13 @@ fn the_table_player_counts_repetitions_and_the_no_progress_rule() {
         let rules = Ruleset::parse(Hdk::OPTIONS, &["board=large"]).unwrap();
         let mut session: Session<Hdk> = Session::new(rules);
         while session.status() == Status::Ongoing {
-            let analysis = solved_play::analyse(&session).unwrap();
+            let analysis = analyse(&session).unwrap();
             let after = |mv: &str| {
                 let mut s = session.clone();
                 s.play_text(mv).unwrap();
                 s
             };
-            let best = solved_play::search(&session, &mut Quiet)
-                .best
-                .unwrap()
-                .to_string();
+            let best = best_move(&session);
             let chosen = after(&best);
             let value_of = |mv: &str, table: Value| {
                 if ends_drawn(&after(mv)) {
@@ -360,7 +363,6 @@ fn exact_with_clock(p: &Hdk, known: &mut std::collections::HashMap<(u64, u32), V
 #[test]
 fn solved_values_hold_at_every_clock_against_an_exact_search() {
     use menagerie_rules::game::session::DynSession;
-    use menagerie_search::solved_play;
     // Deep recursion (one frame per ply, a hundred per phase).
     std::thread::Builder::new()
         .stack_size(256 << 20)
@@ -386,7 +388,7 @@ fn solved_values_hold_at_every_clock_against_an_exact_search() {
                     p.set_clock(clock);
                     let mut session: Session<Hdk> = Session::new(rules.clone());
                     session.set_position(Some(&p.to_string()), &[]).unwrap();
-                    let analysis = solved_play::analyse(&session).unwrap();
+                    let analysis = analyse(&session).unwrap();
                     let exact = exact_with_clock(&p, &mut known);
                     assert_eq!(analysis.value, exact, "at {p}");
                     for (mv, value) in &analysis.moves {
@@ -438,4 +440,24 @@ fn solve_and_go_answer_under_the_no_progress_clock() {
     let solved = output.find("info string solved").expect("solved said");
     let scored = output.find("score cp 0").expect("scored");
     assert!(solved < scored, "{output}");
+}
+
+#[test]
+fn one_setting_turns_all_exact_knowledge_off_in_play_but_not_in_solve() {
+    // With UseTables false the solved game is searched like any other;
+    // `solve` still answers from the table.
+    let output = crate::common::engine(&[
+        "setoption name UseTables value false",
+        "newgame hat-diviyan-keliya",
+        "go depth 3",
+        "solve",
+        "setoption name UseTables value true",
+        "go depth 3",
+    ]);
+    let searched = output.find("bestmove").expect("first bestmove");
+    let second = output[searched + 1..].find("bestmove").expect("second") + searched + 1;
+    assert!(!output[..searched].contains("info string solved"), "{output}");
+    assert!(output[..searched].contains("info depth 3"), "{output}");
+    assert!(output[searched..].contains("Value: loss 7"), "{output}");
+    assert!(output[searched..second].contains("info string solved"), "{output}");
 }

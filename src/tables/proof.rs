@@ -22,7 +22,7 @@ use std::sync::atomic::{AtomicBool, Ordering};
 use std::time::Instant;
 
 use menagerie_rules::game::{Game, Outcome, Seat};
-use menagerie_tables::{Tables, Wdl};
+use crate::{Tables, Wdl};
 
 const INFINITE: u32 = u32::MAX / 4;
 
@@ -155,7 +155,7 @@ impl<'a, G: Game> Search<'a, G> {
         let value = self.tables?.probe(position)?;
         self.table_hits += 1;
         let mover_is_attacker = position.side() == self.attacker;
-        Some(match value.wdl {
+        Some(match value.wdl() {
             Wdl::Win => mover_is_attacker,
             Wdl::Loss => !mover_is_attacker,
             Wdl::Draw => false,
@@ -462,7 +462,7 @@ mod tests {
     use menagerie_rules::game::endgame::Slice;
     use menagerie_rules::games::awithlaknannai::{AwRules, Awithlaknannai};
     use menagerie_rules::rng::Rng;
-    use menagerie_tables::retrograde::{build, Request};
+    use crate::retrograde::{build, Request};
 
     /// Proofs agree with the tables: with no tables at all (the rules
     /// decide every leaf) and with the tables of fewer men as leaves.
@@ -484,7 +484,7 @@ mod tests {
             };
             let stop = AtomicBool::new(false);
             build::<Awithlaknannai>(&rules, &request(3), &stop, &mut |_| {}).unwrap();
-            let expected = menagerie_tables::file::Expected::of::<Awithlaknannai>(&rules).unwrap();
+            let expected = crate::file::Expected::of::<Awithlaknannai>(&rules).unwrap();
             let (smaller, _) = Tables::open(&dir, &expected);
             build::<Awithlaknannai>(&rules, &request(4), &stop, &mut |_| {}).unwrap();
             let (all, _) = Tables::open(&dir, &expected);
@@ -500,7 +500,7 @@ mod tests {
                     };
                     tried += 1;
                     p.set_clock(36 + rng.below(15) as u32);
-                    let truth = all.probe(&p).unwrap().wdl;
+                    let truth = all.probe(&p).unwrap().wdl();
                     for leaves in [None, Some(&smaller)] {
                         let report = prove(&p, &[], leaves, 200_000, &stop);
                         let expected = match truth {

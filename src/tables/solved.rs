@@ -13,76 +13,27 @@
 //! values under the full rules, the clock included, from it.
 
 use std::collections::{HashMap, VecDeque};
-use std::fmt;
-use std::sync::{Arc, Mutex, OnceLock};
+use std::sync::Arc;
 
-use menagerie_rules::game::{Game, Outcome};
+use menagerie_rules::game::Game;
 
-/// The value of a position for the side to move, in plies to the end.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum Value {
-    Win(u32),
-    Loss(u32),
-    Draw,
-}
+use crate::value::Value;
 
-impl Value {
-    fn encode(self) -> i16 {
-        match self {
-            Value::Win(d) => d as i16 + 1,
-            Value::Loss(d) => -(d as i16 + 1),
-            Value::Draw => 0,
-        }
-    }
-
-    fn decode(v: i16) -> Value {
-        match v {
-            0 => Value::Draw,
-            v if v > 0 => Value::Win(v as u32 - 1),
-            v => Value::Loss((-v) as u32 - 1),
-        }
-    }
-
-    /// The value for the player who moved into a position of this value.
-    pub fn for_mover(self) -> Value {
-        match self {
-            Value::Win(d) => Value::Loss(d + 1),
-            Value::Loss(d) => Value::Win(d + 1),
-            Value::Draw => Value::Draw,
-        }
-    }
-
-    /// Whether `self` is better than `other` for the side to move: wins
-    /// beat draws beat losses; faster wins and slower losses are better.
-    pub fn better_than(self, other: Value) -> bool {
-        fn rank(v: Value) -> (i32, i64) {
-            match v {
-                Value::Win(d) => (2, -(d as i64)),
-                Value::Draw => (1, 0),
-                Value::Loss(d) => (0, d as i64),
-            }
-        }
-        rank(self) > rank(other)
-    }
-
-    /// In the protocol's terms: moves of the side to move.
-    pub fn moves(self) -> Option<u32> {
-        match self {
-            Value::Win(d) => Some(d.div_ceil(2)),
-            Value::Loss(d) => Some(d / 2),
-            Value::Draw => None,
-        }
+/// A value in two bytes: 0 a draw, d + 1 a win in d plies, -(d + 1) a
+/// loss in d plies.
+fn encode(value: Value) -> i16 {
+    match value {
+        Value::Win(d) => d as i16 + 1,
+        Value::Loss(d) => -(d as i16 + 1),
+        Value::Draw => 0,
     }
 }
 
-impl fmt::Display for Value {
-    /// `win N`, `loss N` (N in moves of the side to move) or `draw`.
-    fn fmt(&self, f: &mut fmt::Formatter) -> fmt::Result {
-        match self {
-            Value::Win(_) => write!(f, "win {}", self.moves().unwrap_or(0)),
-            Value::Loss(_) => write!(f, "loss {}", self.moves().unwrap_or(0)),
-            Value::Draw => f.write_str("draw"),
-        }
+fn decode(v: i16) -> Value {
+    match v {
+        0 => Value::Draw,
+        v if v > 0 => Value::Win(v as u32 - 1),
+        v => Value::Loss((-v) as u32 - 1),
     }
 }
 
@@ -107,7 +58,7 @@ impl Solution {
         self.keys
             .binary_search(&key)
             .ok()
-            .map(|i| Value::decode(self.values[i]))
+            .map(|i| decode(self.values[i]))
     }
 
     /// Value of a position by its key; `None` if this table does not hold it.
@@ -239,14 +190,10 @@ pub fn solve<G: Game>(root: &G) -> Solution {
             moves.clear();
             position.generate(&mut moves);
             if moves.is_empty() {
-                let value = match position
+                let outcome = position
                     .outcome()
-                    .expect("no moves means the game is decided")
-                {
-                    Outcome::Draw => Value::Draw,
-                    Outcome::Win(w) if w == position.side() => Value::Win(0),
-                    Outcome::Win(_) => Value::Loss(0),
-                };
+                    .expect("no moves means the game is decided");
+                let value = Value::of_outcome(outcome, &position);
                 decided.push((next + batch.len() as u32, value));
             }
             let side = position.side();
@@ -310,14 +257,14 @@ pub fn solve<G: Game>(root: &G) -> Solution {
     let mut queue: VecDeque<u32> = VecDeque::new();
     for &(i, value) in &decided {
         resolved[i as usize] = true;
-        values[i as usize] = value.encode();
+        values[i as usize] = encode(value);
         if value != Value::Draw {
             queue.push_back(i);
         }
     }
     let mut longest = 0;
     while let Some(c) = queue.pop_front() {
-        let value = Value::decode(values[c as usize]);
+        let value = decode(values[c as usize]);
         for &p in &parents[first_parent[c as usize] as usize..first_parent[c as usize + 1] as usize]
         {
             let p = p as usize;
@@ -326,19 +273,19 @@ pub fn solve<G: Game>(root: &G) -> Solution {
             }
             match value {
                 Value::Loss(d) => {
-                    values[p] = Value::Win(d + 1).encode();
+                    values[p] = encode(Value::Win(d + 1));
                 }
                 Value::Win(d) => {
                     unresolved[p] -= 1;
                     if unresolved[p] > 0 {
                         continue;
                     }
-                    values[p] = Value::Loss(d + 1).encode();
+                    values[p] = encode(Value::Loss(d + 1));
                 }
                 Value::Draw => unreachable!("draws are never queued"),
             }
             resolved[p] = true;
-            longest = longest.max(match Value::decode(values[p]) {
+            longest = longest.max(match decode(values[p]) {
                 Value::Win(d) | Value::Loss(d) => d,
                 Value::Draw => 0,
             });
@@ -368,15 +315,23 @@ pub fn solve<G: Game>(root: &G) -> Solution {
 /// times the limit. Repetition needs no search either: along a line that
 /// wins in the fewest plies (or loses in the most) no position comes
 /// twice; the game's history before the position is the caller's to
-/// check, as [`crate::solved_play`] does.
-pub struct Clocked<'a, G: Game> {
-    table: &'a Solution,
+/// check, as [`crate::exact`] does.
+pub struct Clocked<G: Game> {
+    table: Arc<Solution>,
     searched: HashMap<(u64, u32), Value>,
     moves: Vec<Vec<G::Move>>,
 }
 
-impl<'a, G: Game> Clocked<'a, G> {
-    pub fn new(table: &'a Solution) -> Clocked<'a, G> {
+impl<G: Game> Clone for Clocked<G> {
+    /// The same table, with nothing searched yet (each search thread
+    /// keeps its own).
+    fn clone(&self) -> Clocked<G> {
+        Clocked::new(Arc::clone(&self.table))
+    }
+}
+
+impl<G: Game> Clocked<G> {
+    pub fn new(table: Arc<Solution>) -> Clocked<G> {
         Clocked {
             table,
             searched: HashMap::new(),
@@ -395,6 +350,11 @@ impl<'a, G: Game> Clocked<'a, G> {
         }
     }
 
+    /// The clock-free table the values come from.
+    pub fn table(&self) -> &Solution {
+        &self.table
+    }
+
     /// Positions searched because the clock ran out before the table's
     /// value could be reached.
     pub fn searched(&self) -> usize {
@@ -405,11 +365,7 @@ impl<'a, G: Game> Clocked<'a, G> {
     fn search(&mut self, position: &G, left: u32) -> Option<Value> {
         if left == 0 {
             // Undecided when the limit is reached: the game's draw.
-            return Some(match position.no_progress_outcome() {
-                Outcome::Draw => Value::Draw,
-                Outcome::Win(w) if w == position.side() => Value::Win(0),
-                Outcome::Win(_) => Value::Loss(0),
-            });
+            return Some(Value::of_outcome(position.no_progress_outcome(), position));
         }
         let key = (position.hash(), left);
         if let Some(&value) = self.searched.get(&key) {
@@ -423,7 +379,7 @@ impl<'a, G: Game> Clocked<'a, G> {
             let mut child = position.clone();
             child.play(mv);
             let value = self.value(&child)?.for_mover();
-            if best.is_none_or(|b| value.better_than(b)) {
+            if best.map_or(true, |b| value.better_than(b)) {
                 best = Some(value);
             }
         }
@@ -432,83 +388,4 @@ impl<'a, G: Game> Clocked<'a, G> {
         self.searched.insert(key, value);
         Some(value)
     }
-}
-
-/// Solutions by game, ruleset and root key; a cell is filled once, and a
-/// second caller asking while it is being built waits for that build.
-type Cache = Mutex<HashMap<(String, u64), Arc<OnceLock<Arc<Solution>>>>>;
-
-fn cache() -> &'static Cache {
-    static CACHE: OnceLock<Cache> = OnceLock::new();
-    CACHE.get_or_init(|| Mutex::new(HashMap::new()))
-}
-
-fn cache_id<G: Game>(ruleset: &str, root_key: u64) -> (String, u64) {
-    (format!("{} {ruleset}", G::ID), root_key)
-}
-
-/// A solution holding `position`: the one built from the ruleset's start if
-/// it contains the position, else one built from the position itself.
-pub fn solution_for<G: Game>(ruleset: &str, start: &G, position: &G) -> Option<Arc<Solution>> {
-    holding(start, position, |key, root| {
-        Some(cached(ruleset, key, root))
-    })
-}
-
-/// What [`solution_for`] would return, if it is already built; never builds.
-pub fn built_solution_for<G: Game>(
-    ruleset: &str,
-    start: &G,
-    position: &G,
-) -> Option<Arc<Solution>> {
-    holding(start, position, |key, _| {
-        let cache = cache().lock().unwrap_or_else(|p| p.into_inner());
-        cache
-            .get(&cache_id::<G>(ruleset, key))
-            .and_then(|cell| cell.get().cloned())
-    })
-}
-
-/// The table from `start` if it holds `position`, else the one rooted at
-/// `position`, each as `table(root key, root)` gives it.
-fn holding<G: Game>(
-    start: &G,
-    position: &G,
-    table: impl Fn(u64, &G) -> Option<Arc<Solution>>,
-) -> Option<Arc<Solution>> {
-    let key = position.solver_key()?;
-    match table(start.solver_key()?, start) {
-        Some(from_start) if from_start.value(key).is_some() => Some(from_start),
-        _ => table(key, position),
-    }
-}
-
-/// Builds what [`solution_for`] needs on a thread of its own, so that a
-/// search on the clock never waits for it.
-pub fn build_in_background<G: Game>(ruleset: String, start: G, position: G) {
-    let spawned = std::thread::Builder::new()
-        .name("solver".into())
-        .spawn(move || solution_for(&ruleset, &start, &position));
-    if let Err(e) = spawned {
-        log::warn!("no thread to build the solved table in: {e}");
-    }
-}
-
-fn cached<G: Game>(ruleset: &str, key: u64, root: &G) -> Arc<Solution> {
-    let cell = {
-        let mut cache = cache().lock().unwrap_or_else(|p| p.into_inner());
-        Arc::clone(cache.entry(cache_id::<G>(ruleset, key)).or_default())
-    };
-    Arc::clone(cell.get_or_init(|| {
-        log::debug!("building the solved table of {} {ruleset}", G::ID);
-        let started = std::time::Instant::now();
-        let solution = solve(root);
-        log::debug!(
-            "built the solved table of {} {ruleset}: {} positions in {:?}",
-            G::ID,
-            solution.len(),
-            started.elapsed()
-        );
-        Arc::new(solution)
-    }))
 }
