@@ -35,7 +35,7 @@ const FILTER_KEEP: usize = 8;
 /// Keys that make table entries of different root seats distinct.
 const ROOT_KEYS: [u64; 4] = zobrist_table(0x524f_4f54);
 /// Keys that make table entries of different multi-seat methods distinct.
-const METHOD_KEYS: [u64; 5] = zobrist_table(0x4d45_5448);
+const METHOD_KEYS: [u64; 6] = zobrist_table(0x4d45_5448);
 /// Mixed with a position's key to draw the roll of a seat that plays its
 /// greedy move in BRS+ (the same position always rolls the same).
 pub const GREEDY_ROLL_SALT: u64 = 0x005e_ed0f_d1ce;
@@ -57,7 +57,10 @@ pub fn search<G: Game>(
         shared,
         settings,
         reporter,
-        |budget, reporter| deepening::iterate(&mut Worker::new(session, budget, method), reporter),
+        |budget, reporter| {
+            let mut worker = Worker::new(session, budget, method, settings.seed);
+            deepening::iterate(&mut worker, reporter)
+        },
     )
 }
 
@@ -69,19 +72,21 @@ pub fn root_scores<G: Game>(
     depth: u32,
     watch: &Watch<'_>,
 ) -> Option<Vec<(G::Move, i32, Score)>> {
-    root_scores_with(session, depth, watch, MultiSeat::Paranoid)
+    root_scores_with(session, depth, watch, MultiSeat::Paranoid, 0)
 }
 
 /// [`root_scores`] with the other seats modelled by `method` (paranoid,
-/// BRS or BRS+; max^n has its own, [`super::maxn::root_scores`]).
+/// BRS, BRS+ or greedy players of `seed`; max^n has its own,
+/// [`super::maxn::root_scores`]).
 pub fn root_scores_with<G: Game>(
     session: &Session<G>,
     depth: u32,
     watch: &Watch<'_>,
     method: MultiSeat,
+    seed: u64,
 ) -> Option<Vec<(G::Move, i32, Score)>> {
     let done = AtomicBool::new(false);
-    let mut worker = Worker::new(session, watch.stoppable_budget(&done), method);
+    let mut worker = Worker::new(session, watch.stoppable_budget(&done), method, seed);
     {
         let mut moves = Vec::new();
         session.legal(&mut moves);
@@ -122,6 +127,10 @@ struct Worker<'a, G: Game> {
     history: Vec<i32>,
     /// The current iteration's root bookkeeping.
     iteration: Iteration<G::Move>,
+    /// The root's history length and the seed of the greedy players that
+    /// [`MultiSeat::Greedy`] models.
+    root_history_len: usize,
+    seed: u64,
 }
 
 impl<'a, G: Game> Deepening<'a> for Worker<'a, G> {
@@ -154,8 +163,10 @@ impl<'a, G: Game> Deepening<'a> for Worker<'a, G> {
 }
 
 impl<'a, G: Game> Worker<'a, G> {
-    fn new(session: &Session<G>, budget: Budget<'a>, method: MultiSeat) -> Self {
+    fn new(session: &Session<G>, budget: Budget<'a>, method: MultiSeat, seed: u64) -> Self {
         Worker {
+            root_history_len: session.history().len(),
+            seed,
             position: session.position().clone(),
             root: session.position().side(),
             method,
@@ -226,11 +237,31 @@ impl<'a, G: Game> Worker<'a, G> {
             let value = self.chance(&mut bounds, &moves, depth, ply, alpha, beta);
             self.bounds[ply] = bounds;
             value
+        } else if self.method == MultiSeat::Greedy && self.position.side() != self.root {
+            self.modelled(depth, ply, alpha, beta)
         } else {
             self.player(&moves, depth, ply, alpha, beta)
         };
         self.lists[ply] = moves;
         result
+    }
+
+    /// The turn of a seat modelled as the greedy player: its one move,
+    /// which spends no depth (it is no choice of the search's).
+    fn modelled(&mut self, depth: i32, ply: usize, alpha: i32, beta: i32) -> i32 {
+        let mut scratch = std::mem::take(&mut self.greedy_moves);
+        let history_len = self.root_history_len + ply;
+        let chosen = super::skill::greedy_choice(&mut self.position, history_len, self.seed, &mut scratch);
+        self.greedy_moves = scratch;
+        let mv = chosen.expect("a player to move has a move (a pass at least)");
+        let undo = self.position.play(mv);
+        let v = self.value(depth, ply + 1, alpha, beta);
+        self.position.undo(mv, undo);
+        let (head, tail) = self.iteration.pv.split_at_mut(ply + 1);
+        head[ply].clear();
+        head[ply].push(mv);
+        head[ply].extend_from_slice(&tail[0]);
+        v
     }
 
     fn evaluate(&mut self) -> i32 {

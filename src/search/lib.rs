@@ -225,15 +225,21 @@ pub enum MultiSeat {
     MaxN,
     /// Monte Carlo tree search with max^n backups and greedy playouts.
     Mcts,
+    /// An opponent model: every other seat plays the greedy player's move
+    /// (Skill 1 under the same `Seed`), and the search is an expectimax
+    /// over the dice and the root's moves alone. Exact against greedy
+    /// players; a measure of what knowing the opponents is worth.
+    Greedy,
 }
 
 impl MultiSeat {
-    pub const ALL: [MultiSeat; 5] = [
+    pub const ALL: [MultiSeat; 6] = [
         MultiSeat::Paranoid,
         MultiSeat::BestReply,
         MultiSeat::BestReplyPlus,
         MultiSeat::MaxN,
         MultiSeat::Mcts,
+        MultiSeat::Greedy,
     ];
 
     /// The option value that names the method.
@@ -244,6 +250,7 @@ impl MultiSeat {
             MultiSeat::BestReplyPlus => "brs-plus",
             MultiSeat::MaxN => "maxn",
             MultiSeat::Mcts => "mcts",
+            MultiSeat::Greedy => "greedy",
         }
     }
 

@@ -34,7 +34,56 @@ pub const FULL_STRENGTH: u8 = 20;
 type Scored<M> = (M, i32, Score);
 
 fn rng_for<G: Game>(session: &Session<G>, seed: u64) -> Rng {
-    Rng::new(seed ^ session.position().hash() ^ (session.history().len() as u64).rotate_left(32))
+    rng_at(seed, session.position().hash(), session.history().len())
+}
+
+/// The randomness of a position with `hash`, reached after a history of
+/// `history_len` positions, under `seed`.
+fn rng_at(seed: u64, hash: u64, history_len: usize) -> Rng {
+    Rng::new(seed ^ hash ^ (history_len as u64).rotate_left(32))
+}
+
+/// A score made comparable with ties broken at random: the score, then
+/// two random bits.
+fn tie_broken(score: i64, rng: &mut Rng) -> i64 {
+    score * 4 + rng.below(4) as i64
+}
+
+/// The move the greedy player (Skill 1 under `seed`) plays in `position`,
+/// whose game's history (as a session keeps it: the set position, then one
+/// position per move, this one last) is `history_len` long: the move whose
+/// position evaluates best for the mover, a decided one by its result,
+/// ties broken as Skill 1 breaks them. The one difference: a draw by
+/// repetition is not seen, as the history's positions are not given.
+/// `moves` is scratch. Searches that model the other seats as greedy
+/// players (`MultiSeat` `greedy`) call it.
+pub fn greedy_choice<G: Game>(
+    position: &mut G,
+    history_len: usize,
+    seed: u64,
+    moves: &mut Vec<G::Move>,
+) -> Option<G::Move> {
+    let me = position.side();
+    let mut rng = rng_at(seed, position.hash(), history_len);
+    moves.clear();
+    position.generate(moves);
+    let mut best: Option<(i64, G::Move)> = None;
+    for &mv in moves.iter() {
+        let undo = position.play(mv);
+        let score = match position.outcome() {
+            Some(outcome) => outcome_score(outcome, me, 1),
+            None if position.clock() >= G::NO_PROGRESS_LIMIT => {
+                outcome_score(position.no_progress_outcome(), me, 1)
+            }
+            None => position.evaluate_for(me),
+        };
+        position.undo(mv, undo);
+        let value = tie_broken(i64::from(score), &mut rng);
+        if best.map_or(true, |(b, _)| value > b) {
+            best = Some((value, mv));
+        }
+    }
+    best.map(|(_, mv)| mv)
 }
 
 /// Search depth of a skill level from 2 to 19.
@@ -145,7 +194,7 @@ fn pick<M: Copy>(scored: &[Scored<M>], skill: u8, mut rng: Rng) -> Scored<M> {
         } else {
             0
         };
-        let value = (entry.1 as i64) * 4 + jitter * 4 + rng.below(4) as i64;
+        let value = tie_broken(entry.1 as i64 + jitter, &mut rng);
         if value > best_value {
             best_value = value;
             best = entry;

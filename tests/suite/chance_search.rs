@@ -331,7 +331,7 @@ fn best_reply_searches_give_the_values_of_their_definition() {
                 nodes: &nodes,
             };
             let scores =
-                expectimax::root_scores_with(&session, 2, &watch, method).expect("no limit");
+                expectimax::root_scores_with(&session, 2, &watch, method, 0).expect("no limit");
             for (mv, score, _) in scores {
                 let mut p = session.position().clone();
                 p.play(mv);
@@ -399,7 +399,7 @@ fn the_methods_differ_with_more_than_two_seats_only() {
         ]
         .into_iter()
         .map(|m| {
-            let scores = expectimax::root_scores_with(&session, 2, &watch, m).unwrap();
+            let scores = expectimax::root_scores_with(&session, 2, &watch, m, 0).unwrap();
             scores.into_iter().map(|(_, s, _)| s).collect()
         })
         .collect();
@@ -414,4 +414,118 @@ fn the_methods_differ_with_more_than_two_seats_only() {
             assert_ne!(values[1], values[2], "{seats} seats: BRS and BRS+");
         }
     }
+}
+
+/// The greedy-model search as defined: the root maximises, a roll is
+/// averaged, and every other seat plays the greedy player's one move;
+/// only the root's moves spend depth.
+fn brute_greedy(p: &mut Kilkenny, depth: i32, ply: i32, root: Seat, history_len: usize) -> i32 {
+    let mut moves = Vec::new();
+    p.generate(&mut moves);
+    if moves.is_empty() {
+        return outcome_value(p.outcome().unwrap(), ply, root);
+    }
+    if p.clock() >= Kilkenny::NO_PROGRESS_LIMIT {
+        return outcome_value(p.no_progress_outcome(), ply, root);
+    }
+    if depth <= 0 {
+        return p.evaluate_for(root).clamp(-CERTAIN + 1, CERTAIN - 1);
+    }
+    let child = |p: &mut Kilkenny, mv: KcMove, depth: i32| {
+        let undo = p.play(mv);
+        let v = brute_greedy(p, depth, ply + 1, root, history_len + 1);
+        p.undo(mv, undo);
+        v
+    };
+    if p.is_chance() {
+        let sum: i64 = moves.iter().map(|&mv| child(p, mv, depth) as i64).sum();
+        (sum / moves.len() as i64) as i32
+    } else if p.side() == root {
+        moves.iter().map(|&mv| child(p, mv, depth - 1)).max().unwrap()
+    } else {
+        let mut scratch = Vec::new();
+        let mv = menagerie_search::skill::greedy_choice(p, history_len, 7, &mut scratch).unwrap();
+        child(p, mv, depth)
+    }
+}
+
+#[test]
+fn the_greedy_model_gives_the_values_of_its_definition() {
+    for session in multi_seat_positions() {
+        let root = session.position().side();
+        let shared = Shared::new(16);
+        let (limits, nodes) = (Limits::depth(2), AtomicU64::new(0));
+        let watch = Watch {
+            shared: &shared,
+            limits: &limits,
+            start: Instant::now(),
+            nodes: &nodes,
+        };
+        let scores = expectimax::root_scores_with(&session, 2, &watch, MultiSeat::Greedy, 7)
+            .expect("no limit");
+        let mut differs_from_paranoid = false;
+        let paranoid = expectimax::root_scores_with(&session, 2, &watch, MultiSeat::Paranoid, 7)
+            .expect("no limit");
+        for ((mv, score, _), (_, other, _)) in scores.into_iter().zip(paranoid) {
+            let mut p = session.position().clone();
+            p.play(mv);
+            let expected = brute_greedy(&mut p, 1, 1, root, session.history().len() + 1);
+            assert_eq!(score, expected, "at {}, move {mv}", session.position());
+            differs_from_paranoid |= score != other;
+        }
+        assert!(differs_from_paranoid, "at {}", session.position());
+    }
+}
+
+/// The model's greedy move is the move Skill 1 plays, ties included, in
+/// positions of games it plays against itself on random dice (under two
+/// seeds).
+#[test]
+fn the_greedy_model_plays_what_skill_1_plays() {
+    use menagerie_search::{Settings, Silent};
+    let mut rng = Rng::new(43);
+    let mut compared = 0;
+    for players in [3, 4] {
+        let ruleset = Ruleset::parse(Kilkenny::OPTIONS, &[format!("players={players}")]).unwrap();
+        for seed in [0, 99, 0, 99, 0, 99] {
+            let mut session: Session<Kilkenny> = Session::new(ruleset.clone());
+            let settings = Settings {
+                skill: 1,
+                seed,
+                ..Settings::default()
+            };
+            for _ in 0..400 {
+                let mut moves = Vec::new();
+                session.legal(&mut moves);
+                if moves.is_empty() {
+                    break;
+                }
+                if session.position().is_chance() {
+                    session.play(moves[rng.below(moves.len() as u64) as usize]);
+                    continue;
+                }
+                let skill_1 = menagerie_search::run(
+                    &session,
+                    &Limits::depth(1),
+                    &Shared::new(1),
+                    &settings,
+                    &mut Silent,
+                )
+                .best
+                .unwrap();
+                let mut p = session.position().clone();
+                let modelled = menagerie_search::skill::greedy_choice(
+                    &mut p,
+                    session.history().len(),
+                    seed,
+                    &mut Vec::new(),
+                )
+                .unwrap();
+                assert_eq!(modelled, skill_1, "at {}", session.position());
+                compared += 1;
+                session.play(skill_1);
+            }
+        }
+    }
+    assert!(compared > 400, "{compared} moves compared");
 }

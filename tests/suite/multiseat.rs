@@ -4,7 +4,7 @@
 
 use crate::common::{engine, errors, last_value, legal};
 
-const METHODS: [&str; 5] = ["paranoid", "brs", "brs-plus", "maxn", "mcts"];
+const METHODS: [&str; 6] = ["paranoid", "brs", "brs-plus", "maxn", "mcts", "greedy"];
 
 #[test]
 fn the_option_is_listed_and_bad_values_are_refused_with_the_choices() {
@@ -26,12 +26,12 @@ fn the_option_is_listed_and_bad_values_are_refused_with_the_choices() {
     assert_eq!(errs.len(), 2, "{out}");
     assert!(
         errs[0].contains(
-            "option MultiSeat needs one of paranoid|brs|brs-plus|maxn|mcts, not 'minimax'"
+            "option MultiSeat needs one of paranoid|brs|brs-plus|maxn|mcts|greedy, not 'minimax'"
         ),
         "{out}"
     );
     assert!(
-        errs[1].contains("option MultiSeat needs 'value <paranoid|brs|brs-plus|maxn|mcts>'"),
+        errs[1].contains("option MultiSeat needs 'value <paranoid|brs|brs-plus|maxn|mcts|greedy>'"),
         "{out}"
     );
     assert!(out.ends_with("readyok\n"), "{out}");
