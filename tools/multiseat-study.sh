@@ -7,7 +7,7 @@
 # a table of shares is printed at the end.
 #
 #   tools/multiseat-study.sh [--sets N] [--nodes N] [--seed S] [--out DIR]
-#                            [--methods "paranoid brs brs-plus maxn"]
+#                            [--methods "paranoid brs brs-plus maxn mcts greedy"]
 #                            [--players "3 4"] [--only greedy|paranoid]
 #
 # Against paranoid, a match stops when its SPRT decides (elo0=0 elo1=15
@@ -37,7 +37,10 @@ mkdir -p "$out"
 # match NAME PLAYERS OPPONENT-SETTINGS... : one lone-seating match.
 match() {
     local name=$1 p=$2 method=$3; shift 3
-    "$referee" --engine "$engine" "name=$method" "option.MultiSeat=$method" \
+    # The greedy model must not share its name with the greedy players.
+    local label=$method
+    [ "$method" != greedy ] || label=greedy-model
+    "$referee" --engine "$engine" "name=$label" "option.MultiSeat=$method" \
         --engine "$engine" "$@" \
         --game kilkenny-cats "players=$p" --seating lone --games $((sets * p)) \
         --nodes "$nodes" --random-openings 2 --seed "$seed" \

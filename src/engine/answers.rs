@@ -201,6 +201,8 @@ Commands (see protocol.md):
                                      endgame tables), else a proof search of n nodes
   tables build|verify|status|bench <game> [key=value ...] [men=n] [dir=path] [slice=MvO]
                                      endgame tables (Awithlaknannai Mosona)
+  selfplay <game> [key=value ...] games=n out=path [nodes=n] [openings=p] [seed=s] [shard=i/n]
+                                     self-play games written as training data (resumable)
   roll                               play a chance outcome (a die roll) drawn by the engine
   d                                  draw the board, notation, side and status
   bench [search|perft|playouts [n]|threads [n]]

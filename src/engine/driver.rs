@@ -580,6 +580,23 @@ impl Engine {
                     }
                 }
             },
+            Command::SelfPlay { game, words } => match crate::selfplay::parse_words(&words) {
+                Err(e) => self.error(name, e),
+                Ok((job, ruleset)) => {
+                    match catalogue::new_session_named(self.options.games, &game, &ruleset) {
+                        Err(e) => self.error(name, e),
+                        Ok(session) => {
+                            self.arm_stop(false);
+                            let job = Job::SelfPlay {
+                                session,
+                                job,
+                                stop: Arc::clone(&self.stop),
+                            };
+                            self.start(job, Busy::Work);
+                        }
+                    }
+                }
+            },
             Command::Solve { nodes } => {
                 self.arm_stop(false);
                 let job = Job::Solve {

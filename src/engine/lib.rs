@@ -8,6 +8,8 @@
 //! - [`output`]: the one writer of replies; the search reports through it.
 //! - [`bench`]: speed measured on fixed work.
 //! - [`tables_command`]: the `tables build|verify|status|bench` command.
+//! - [`selfplay`]: the `selfplay` command, training data from games of
+//!   the engine against itself, and [`selfplay_file`], its file format.
 //! - `channel` (the events the loop hears), `error` (its errors), `input`
 //!   (the input thread), `worker` (the thread of long work), `options`,
 //!   `answers` (the answers of read-only commands).
@@ -21,6 +23,8 @@ mod error;
 mod input;
 mod options;
 pub mod output;
+pub mod selfplay;
+pub mod selfplay_file;
 pub mod session;
 pub mod tables_command;
 mod worker;

@@ -62,6 +62,13 @@ pub trait EngineSession: DynSession {
         nodes: u64,
         reporter: &mut dyn search::Reporter,
     ) -> Result<Solved<String>, Unsolved>;
+    /// Plays self-play games of this session's ruleset into a data file.
+    fn selfplay(
+        &self,
+        job: &crate::selfplay::SelfPlayJob,
+        stop: &AtomicBool,
+        say: &mut dyn FnMut(Reply),
+    ) -> Result<(), crate::selfplay::SelfPlayError>;
     /// Builds, verifies or lists the endgame tables of this session's
     /// ruleset.
     fn tables(
@@ -112,6 +119,15 @@ impl<G: Game> EngineSession for Session<G> {
         })?;
         // The moves become text here, where the game is forgotten.
         Ok(solved.map_moves(|mv| mv.to_string()))
+    }
+
+    fn selfplay(
+        &self,
+        job: &crate::selfplay::SelfPlayJob,
+        stop: &AtomicBool,
+        say: &mut dyn FnMut(Reply),
+    ) -> Result<(), crate::selfplay::SelfPlayError> {
+        crate::selfplay::run(self, job, stop, say)
     }
 
     fn tables(

@@ -131,7 +131,8 @@ pub fn parse_words(
     Ok((job, ruleset))
 }
 
-fn bar(fraction: f64) -> String {
+/// A progress bar of 20 marks.
+pub(crate) fn bar(fraction: f64) -> String {
     let filled = (fraction * 20.0).round() as usize;
     format!(
         "[{}{}]",

@@ -39,6 +39,11 @@ pub enum Job {
         stop: Arc<AtomicBool>,
         nodes: u64,
     },
+    SelfPlay {
+        session: Box<dyn EngineSession>,
+        job: crate::selfplay::SelfPlayJob,
+        stop: Arc<AtomicBool>,
+    },
     Tables {
         session: Box<dyn EngineSession>,
         job: crate::tables_command::TablesJob,
@@ -169,6 +174,11 @@ fn execute(job: Job, out: &Output) -> bool {
                 });
             }
         },
+        Job::SelfPlay { session, job, stop } => {
+            if let Err(e) = session.selfplay(&job, &stop, &mut |reply| out.reply(&reply)) {
+                out.error("selfplay", &e);
+            }
+        }
         Job::Tables { session, job, stop } => {
             match session.tables(&job, &stop, &mut |reply| out.reply(&reply)) {
                 Err(e) if e.is_refusal() => out.refuse("tables", &e),

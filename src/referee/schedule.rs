@@ -9,14 +9,7 @@ use super::config::{MatchConfig, PlaySettings, Seating};
 use menagerie_rules::game::{Seat, Status, MAX_SEATS};
 use menagerie_rules::rng::Rng;
 
-/// 64 well-mixed bits from the match seed, a set and a purpose.
-pub fn derive(seed: u64, set: u32, purpose: u64) -> u64 {
-    Rng::new(seed ^ (set as u64).wrapping_mul(0x9E37_79B9_7F4A_7C15) ^ purpose).next_u64()
-}
-
-/// The purposes `derive` mixes in for a set's dice and its random opening.
-pub const DICE: u64 = 0xD1CE;
-pub const OPENING: u64 = 0x0BE1;
+pub use menagerie_rules::rng::{derive_seed as derive, DICE, OPENING};
 
 /// The seed of set `set`'s dice: every game of the set rolls the same.
 pub fn dice_seed(config: &MatchConfig, set: u32) -> u64 {

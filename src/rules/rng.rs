@@ -26,6 +26,18 @@ pub const fn zobrist_table<const N: usize>(seed: u64) -> [u64; N] {
     table
 }
 
+/// The purposes [`derive_seed`] mixes in for a game's dice and its random
+/// opening.
+pub const DICE: u64 = 0xD1CE;
+pub const OPENING: u64 = 0x0BE1;
+
+/// 64 well-mixed bits from a seed, an index (a set, a game) and a purpose
+/// (dice, opening): the one way the referee and `selfplay` give each game
+/// randomness of its own that depends on nothing else.
+pub fn derive_seed(seed: u64, index: u32, purpose: u64) -> u64 {
+    Rng::new(seed ^ u64::from(index).wrapping_mul(0x9E37_79B9_7F4A_7C15) ^ purpose).next_u64()
+}
+
 /// SplitMix64: small, fast, and the same stream on every platform.
 #[derive(Clone, Debug)]
 pub struct Rng {

@@ -157,6 +157,11 @@ pub enum Command {
         game: String,
         words: Vec<String>,
     },
+    /// Self-play data: `selfplay <game> [word ...]`, the words being
+    /// ruleset options and the run's own (`games=N`, `nodes=N`,
+    /// `openings=P`, `seed=S`, `shard=I/N`, `out=PATH`), checked by the
+    /// engine.
+    SelfPlay { game: String, words: Vec<String> },
 }
 
 /// What `tables` does.
@@ -387,8 +392,26 @@ fn tables(input: &str) -> Res<'_, Command> {
     ))
 }
 
+fn selfplay(input: &str) -> Res<'_, Command> {
+    let (input, game) = expect("a game id", preceded(multispace1, token)).parse(input)?;
+    let (input, words) = many0(preceded(multispace1, token)).parse(input)?;
+    let (input, _) = end(input)?;
+    Ok((
+        input,
+        Command::SelfPlay {
+            game: game.to_string(),
+            words: words.into_iter().map(String::from).collect(),
+        },
+    ))
+}
+
 fn command(input: &str) -> Res<'_, Command> {
-    alt((arm("tables", tables), first_commands)).parse(input)
+    alt((
+        arm("tables", tables),
+        arm("selfplay", selfplay),
+        first_commands,
+    ))
+    .parse(input)
 }
 
 fn first_commands(input: &str) -> Res<'_, Command> {
@@ -824,7 +847,8 @@ impl Command {
             | Command::Solve { .. }
             | Command::Roll
             | Command::Bench(_)
-            | Command::Tables { .. } => Class::State,
+            | Command::Tables { .. }
+            | Command::SelfPlay { .. } => Class::State,
         }
     }
 
@@ -854,6 +878,7 @@ impl Command {
             Command::Bench(_) => "bench",
             Command::Help => "help",
             Command::Tables { .. } => "tables",
+            Command::SelfPlay { .. } => "selfplay",
         }
     }
 }
@@ -919,6 +944,13 @@ impl fmt::Display for Command {
                 }
                 Ok(())
             }
+            Command::SelfPlay { game, words } => {
+                write!(f, "selfplay {game}")?;
+                for word in words {
+                    write!(f, " {word}")?;
+                }
+                Ok(())
+            }
         }
     }
 }
@@ -954,6 +986,22 @@ mod tests {
         assert!(error("solve nodes").contains("a node count"));
         assert!(error("solve depth 3").contains("solve"));
         assert!(error("tables").contains("build, verify, status or bench"));
+        let line = "selfplay kilkenny-cats players=3 games=10 nodes=500 out=/tmp/d.bin";
+        let command = parse(line);
+        assert_eq!(
+            command,
+            Command::SelfPlay {
+                game: "kilkenny-cats".to_string(),
+                words: vec![
+                    "players=3".into(),
+                    "games=10".into(),
+                    "nodes=500".into(),
+                    "out=/tmp/d.bin".into()
+                ],
+            }
+        );
+        assert_eq!(command.to_string(), line);
+        assert!(error("selfplay").contains("a game id"));
         assert!(error("tables fold am").contains("build, verify, status or bench"));
         assert_eq!(
             parse("tables bench am dir=x").to_string(),

@@ -28,6 +28,7 @@ mod random_play;
 mod referee;
 mod referee_faults;
 mod safari;
+mod selfplay;
 mod shards;
 mod solver;
 mod sprt;

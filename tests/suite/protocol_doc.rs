@@ -69,6 +69,7 @@ fn cut_short(command: &str) -> Option<&'static str> {
         ("go", _) => Some("...\nbestmove [..]\n"),
         ("solve", _) => Some("info string solve stopped before the solved table was built\n"),
         ("bench", _) => Some("...\ninfo string bench stopped before the end\n"),
+        ("selfplay", _) => Some("...\ninfo string selfplay stopped: [..]\n"),
         _ => None,
     }
 }

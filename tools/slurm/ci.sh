@@ -14,7 +14,10 @@
 #   4. --status on the first run once Slurm has forgotten its jobs;
 #   5. endgame tables built as job arrays by number of men, with one
 #      task's slice deleted and built again by a second run: the files
-#      must equal a build on this machine, and verify.
+#      must equal a build on this machine, and verify;
+#   6. self-play data as a job array of shards joined after: the joined
+#      file must equal one whole run's on this machine, and so must a
+#      second run (which resumes every finished shard).
 # Tears the cluster down at the end.
 set -euo pipefail
 cd "$(dirname "$0")/../.."
@@ -134,4 +137,16 @@ grep -q "FAILED: 2-1 exited with status 1" "$work/tables-bad.err" || fail "the f
 [ ! -e "$work/tables-bad/slurm/3-1.exit" ] || fail "the 3-men array ran after the 2-men one failed"
 echo "slurm ci: ok: endgame tables built by slice on the cluster, resumed, equal to a local build; a failed task is named"
 cat "$work/tables.out"
+
+# 6. Self-play data by shard on the cluster, joined, equal to a local run.
+words=(kilkenny-cats players=3 games=7 nodes=150 seed=5)
+"$B/menagerie" selfplay "${words[@]}" "out=$work/selfplay-local.bin" > /dev/null
+for attempt in 1 2; do
+    tools/slurm/selfplay.sh --dir "$work/selfplay" --shards 3 --wait -- "${words[@]}" > "$work/selfplay.out" \
+        || { cat "$work/selfplay.out" "$work"/selfplay/slurm/*.log; fail "the self-play job array failed (run $attempt)"; }
+    cmp "$work/selfplay-local.bin" "$work/selfplay/data.bin" \
+        || fail "the cluster's joined self-play data differs from a local run (run $attempt)"
+done
+grep -q "resuming after" "$work/selfplay/slurm/shard-1.log" || fail "the second run did not resume its shards"
+echo "slurm ci: ok: self-play data played by shard on the cluster, joined and resumed, equal to a local run"
 rm -rf "$work"

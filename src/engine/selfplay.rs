@@ -1,0 +1,385 @@
+//! `selfplay <game> [key=value ...] games=N [nodes=N] [openings=P]
+//! [seed=S] [shard=I/N] out=PATH`: games of the engine against itself at a
+//! fixed node count (the machine's speed decides nothing), from random
+//! openings, written to a data file for training ([`crate::selfplay_file`],
+//! docs/selfplay.md). Game `k` draws its opening and dice from the seed and
+//! `k` alone, so a run cut at any moment and started again with the same
+//! line goes on where it was and writes the file a whole run would have;
+//! shards (`shard=I/N`: the games `k` with `k mod N = I - 1`) split a run
+//! over machines or Slurm tasks, and `join=N` makes the whole run's file
+//! from the shards' (`<out>.1` to `<out>.<N>`).
+//!
+//! Exact knowledge is off: the data must not depend on which tables a
+//! machine has.
+
+use std::path::PathBuf;
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::time::Instant;
+
+use menagerie_rules::game::session::Session;
+use menagerie_rules::game::{Game, Outcome, Status};
+use menagerie_rules::rng::{derive_seed as derive, Rng, DICE, OPENING};
+use menagerie_search::{Limits, Score, Settings, Shared, Silent};
+use menagerie_wire::Reply;
+
+use crate::selfplay_file::{self, FileError, GameRecord, SeatResult, Writer, NO_SCORE};
+
+/// What a `selfplay` line asks for.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct SelfPlayJob {
+    pub games: u32,
+    pub nodes: u64,
+    pub openings: u32,
+    pub seed: u64,
+    pub shard: Option<(u32, u32)>,
+    pub out: PathBuf,
+    /// Joins the files of this many shards (`<out>.1` to `<out>.<N>`)
+    /// into `out` instead of playing.
+    pub join: Option<u32>,
+}
+
+/// Why `selfplay` could not run or finish.
+#[derive(Debug)]
+pub enum SelfPlayError {
+    BadWord { word: String, expected: &'static str },
+    Needs(&'static str),
+    File(PathBuf, FileError),
+}
+
+impl std::fmt::Display for SelfPlayError {
+    fn fmt(&self, f: &mut std::fmt::Formatter) -> std::fmt::Result {
+        match self {
+            SelfPlayError::BadWord { word, expected } => {
+                write!(f, "'{word}' is not {expected}")
+            }
+            SelfPlayError::Needs(what) => write!(f, "selfplay needs {what}"),
+            SelfPlayError::File(path, e) => write!(f, "{}: {e}", path.display()),
+        }
+    }
+}
+
+impl std::error::Error for SelfPlayError {}
+
+/// Nodes per move when the line gives none.
+const DEFAULT_NODES: u64 = 5_000;
+/// Plies no game may pass (the no-progress rule ends every game long
+/// before; a guard for the file's 16-bit count).
+const MOST_PLIES: usize = 20_000;
+
+/// Splits the words of a `selfplay` line into the job and the ruleset's.
+pub fn parse_words(words: &[String]) -> Result<(SelfPlayJob, Vec<String>), SelfPlayError> {
+    let mut job = SelfPlayJob {
+        games: 0,
+        nodes: DEFAULT_NODES,
+        openings: 4,
+        seed: 1,
+        shard: None,
+        out: PathBuf::new(),
+        join: None,
+    };
+    let mut ruleset = Vec::new();
+    for word in words {
+        let bad = |expected| SelfPlayError::BadWord {
+            word: word.clone(),
+            expected,
+        };
+        let Some((key, value)) = word.split_once('=') else {
+            ruleset.push(word.clone());
+            continue;
+        };
+        match key.to_ascii_lowercase().as_str() {
+            "games" => {
+                let n = value.parse().ok().filter(|&n| n > 0);
+                job.games = n.ok_or_else(|| bad("games=N with N from 1"))?;
+            }
+            "nodes" => {
+                let n = value.parse().ok().filter(|&n| n > 0);
+                job.nodes = n.ok_or_else(|| bad("nodes=N with N from 1"))?;
+            }
+            "openings" => {
+                let n = value.parse().ok().filter(|&n| n <= 100);
+                job.openings = n.ok_or_else(|| bad("openings=P with P from 0 to 100"))?;
+            }
+            "seed" => job.seed = value.parse().map_err(|_| bad("seed=S, a number"))?,
+            "shard" => {
+                let shard = value
+                    .split_once('/')
+                    .and_then(|(i, n)| Some((i.parse().ok()?, n.parse().ok()?)))
+                    .filter(|&(i, n): &(u32, u32)| i >= 1 && i <= n);
+                job.shard = Some(shard.ok_or_else(|| bad("shard=I/N with I from 1 to N"))?);
+            }
+            "out" if !value.is_empty() => job.out = PathBuf::from(value),
+            "join" => {
+                let n = value.parse().ok().filter(|&n| n >= 1);
+                job.join = Some(n.ok_or_else(|| bad("join=N with N from 1"))?);
+            }
+            _ => ruleset.push(word.clone()),
+        }
+    }
+    if job.games == 0 {
+        return Err(SelfPlayError::Needs("games=N"));
+    }
+    if job.out.as_os_str().is_empty() {
+        return Err(SelfPlayError::Needs("out=PATH (the data file)"));
+    }
+    if job.join.is_some() && job.shard.is_some() {
+        return Err(SelfPlayError::BadWord {
+            word: "join".to_string(),
+            expected: "given with shard= (a join makes the whole run's file)",
+        });
+    }
+    Ok((job, ruleset))
+}
+
+/// The games this run plays, in order.
+fn indices(job: &SelfPlayJob) -> Vec<u32> {
+    (0..job.games)
+        .filter(|k| job.shard.map_or(true, |(i, n)| k % n == i - 1))
+        .collect()
+}
+
+/// The data file's settings line: everything that decides its games but
+/// their number, so that a run may be extended.
+fn settings_line<G: Game>(template: &Session<G>, job: &SelfPlayJob) -> String {
+    use menagerie_rules::game::session::DynSession;
+    let shard = job.shard.map_or("1/1".to_string(), |(i, n)| format!("{i}/{n}"));
+    format!(
+        "game={} rules={} nodes={} openings={} seed={} shard={shard}",
+        G::ID,
+        template.ruleset(),
+        job.nodes,
+        job.openings,
+        job.seed
+    )
+}
+
+/// A score in the file's two bytes.
+pub fn encode_score(score: Score) -> i16 {
+    match score {
+        Score::Cp(cp) => cp.clamp(-30_000, 30_000) as i16,
+        Score::Win(n) => 32_767 - n.min(2_000) as i16,
+        Score::Loss(n) => -32_767 + n.min(2_000) as i16,
+    }
+}
+
+/// The start of game `index`: the ruleset's start after `plies` random
+/// moves (rolls not counted), drawn again if they end the game.
+fn opening<G: Game>(template: &Session<G>, seed: u64, index: u32, plies: u32) -> String {
+    let mut rng = Rng::new(derive(seed, index, OPENING));
+    let mut moves = Vec::new();
+    let mut session = template.clone();
+    for _ in 0..100 {
+        session = template.clone();
+        let mut played = 0;
+        while played < plies && session.status() == Status::Ongoing {
+            session.legal(&mut moves);
+            let mv = moves[rng.below(moves.len() as u64) as usize];
+            if !session.position().is_chance() {
+                played += 1;
+            }
+            session.play(mv);
+        }
+        if session.status() == Status::Ongoing {
+            break;
+        }
+    }
+    session.position().to_string()
+}
+
+/// Plays game `index`; `None` when stopped.
+fn play_game<G: Game>(
+    template: &Session<G>,
+    job: &SelfPlayJob,
+    index: u32,
+    shared: &Shared,
+    stop: &AtomicBool,
+) -> Option<GameRecord> {
+    use menagerie_rules::game::session::DynSession;
+    let start = opening(template, job.seed, index, job.openings);
+    let mut session = template.clone();
+    session
+        .set_position(Some(&start), &[])
+        .expect("an opening the rules played is a position");
+    let settings = Settings {
+        exact: false,
+        seed: job.seed ^ u64::from(index),
+        ..Settings::default()
+    };
+    let limits = Limits {
+        nodes: Some(job.nodes),
+        ..Limits::default()
+    };
+    let mut dice = Rng::new(derive(job.seed, index, DICE));
+    let seats = session.position().seats().to_vec();
+    let mut plies = Vec::new();
+    let mut moves = Vec::new();
+    shared.tt.clear();
+    let outcome = loop {
+        if let Status::Over(outcome, _) = session.status() {
+            break outcome;
+        }
+        if plies.len() >= MOST_PLIES {
+            break Outcome::Draw;
+        }
+        session.legal(&mut moves);
+        let (mv, score) = if session.position().is_chance() {
+            let roll = moves[dice.below(moves.len() as u64) as usize];
+            (roll, NO_SCORE)
+        } else {
+            let result = menagerie_search::run(&session, &limits, shared, &settings, &mut Silent);
+            if stop.load(Ordering::Relaxed) {
+                return None;
+            }
+            let mv = result.best.unwrap_or(moves[0]);
+            (mv, encode_score(result.score))
+        };
+        let index = moves
+            .iter()
+            .position(|&m| m == mv)
+            .expect("the search plays a legal move");
+        plies.push((u8::try_from(index).expect("fewer than 256 legal moves"), score));
+        session.play(mv);
+    };
+    let results = seats
+        .iter()
+        .map(|&seat| match outcome {
+            Outcome::Draw => SeatResult::Draw,
+            Outcome::Win(w) if w == seat => SeatResult::Win,
+            Outcome::Win(_) => SeatResult::Loss,
+        })
+        .collect();
+    Some(GameRecord {
+        index,
+        start,
+        results,
+        plies,
+    })
+}
+
+/// The file of shard `i` of a run whose whole file is `out`.
+pub fn shard_path(out: &std::path::Path, i: u32) -> PathBuf {
+    let mut name = out.as_os_str().to_owned();
+    name.push(format!(".{i}"));
+    PathBuf::from(name)
+}
+
+/// Joins the shards' files into the file one whole run writes: every
+/// shard must be complete and of this run's settings.
+fn join<G: Game>(
+    template: &Session<G>,
+    job: &SelfPlayJob,
+    parts: u32,
+    say: &mut dyn FnMut(Reply),
+) -> Result<(), SelfPlayError> {
+    let mut games = Vec::new();
+    for i in 1..=parts {
+        let path = shard_path(&job.out, i);
+        let shard = SelfPlayJob {
+            shard: Some((i, parts)),
+            join: None,
+            ..job.clone()
+        };
+        let data = selfplay_file::read(&path).map_err(|e| SelfPlayError::File(path.clone(), e))?;
+        let found: Vec<u32> = data.games.iter().map(|g| g.index).collect();
+        if data.settings != settings_line(template, &shard) || found != indices(&shard) {
+            return Err(SelfPlayError::File(
+                path,
+                FileError::OtherSettings {
+                    found: format!("{}, {} games", data.settings, found.len()),
+                },
+            ));
+        }
+        games.extend(data.games);
+    }
+    games.sort_by_key(|g| g.index);
+    let whole = SelfPlayJob {
+        shard: None,
+        join: None,
+        ..job.clone()
+    };
+    let file_error = |e| SelfPlayError::File(job.out.clone(), e);
+    let partial = shard_path(&job.out, 0);
+    let _ = std::fs::remove_file(&partial);
+    let (mut writer, _) =
+        Writer::open(&partial, &settings_line(template, &whole)).map_err(file_error)?;
+    for game in &games {
+        writer.append(game).map_err(|e| file_error(FileError::Io(e)))?;
+    }
+    writer.sync().map_err(|e| file_error(FileError::Io(e)))?;
+    // Whole or not at all: a reader never sees half a join.
+    std::fs::rename(&partial, &job.out).map_err(|e| file_error(FileError::Io(e)))?;
+    let plies: usize = games.iter().map(|g| g.plies.len()).sum();
+    say(Reply::Remark(format!(
+        "selfplay joined {parts} shards: {} games, {plies} plies in {}",
+        games.len(),
+        job.out.display()
+    )));
+    Ok(())
+}
+
+/// Runs a `selfplay` job on the games of `template`'s ruleset, with a
+/// progress line a second through `say`.
+pub fn run<G: Game>(
+    template: &Session<G>,
+    job: &SelfPlayJob,
+    stop: &AtomicBool,
+    say: &mut dyn FnMut(Reply),
+) -> Result<(), SelfPlayError> {
+    if let Some(parts) = job.join {
+        return join(template, job, parts, say);
+    }
+    let file_error = |e| SelfPlayError::File(job.out.clone(), e);
+    let (mut writer, done) =
+        Writer::open(&job.out, &settings_line(template, job)).map_err(file_error)?;
+    let todo = indices(job);
+    // The file must hold this run's first games (or more of them).
+    let found: Vec<u32> = done.iter().map(|g| g.index).take(todo.len()).collect();
+    if found[..] != todo[..found.len()] {
+        return Err(file_error(FileError::OtherSettings {
+            found: "games out of this run's order".to_string(),
+        }));
+    }
+    let mut positions: usize = done.iter().map(|g| g.plies.len()).sum();
+    if !done.is_empty() {
+        say(Reply::Remark(format!(
+            "selfplay: resuming after {} games in {}",
+            done.len(),
+            job.out.display()
+        )));
+    }
+    let shared = Shared::new(16);
+    let started = Instant::now();
+    let mut last = Instant::now();
+    let total = todo.len().max(done.len());
+    for (n, &index) in todo.iter().enumerate().skip(done.len()) {
+        let Some(game) = play_game(template, job, index, &shared, stop) else {
+            say(Reply::Remark(format!(
+                "selfplay stopped: {n} of {total} games in {} (the same line goes on from there)",
+                job.out.display()
+            )));
+            return Ok(());
+        };
+        writer.append(&game).map_err(|e| file_error(FileError::Io(e)))?;
+        positions += game.plies.len();
+        if last.elapsed().as_secs_f64() >= 1.0 || n + 1 == total {
+            last = Instant::now();
+            let played = n + 1 - done.len();
+            let rate = played as f64 / started.elapsed().as_secs_f64().max(1e-3);
+            let left = (total - n - 1) as f64 / rate.max(1e-9);
+            say(Reply::Remark(format!(
+                "selfplay: {} {}/{total} games, {positions} plies, {rate:.1} games/s, {left:.0} s left",
+                crate::tables_command::bar((n + 1) as f64 / total as f64),
+                n + 1
+            )));
+        }
+    }
+    writer.sync().map_err(|e| file_error(FileError::Io(e)))?;
+    say(Reply::Remark(format!(
+        "selfplay done: {total} games, {positions} plies in {}",
+        job.out.display()
+    )));
+    Ok(())
+}
+
+/// Reads a data file back (for training and tests).
+pub use selfplay_file::read;
