@@ -597,12 +597,20 @@ impl Engine {
                     }
                 }
             },
-            Command::Solve { nodes } => {
+            Command::Solve {
+                nodes,
+                memory,
+                checkpoint,
+            } => {
                 self.arm_stop(false);
                 let job = Job::Solve {
                     session: self.session.boxed(),
                     stop: Arc::clone(&self.stop),
-                    nodes: nodes.unwrap_or(crate::session::DEFAULT_PROOF_NODES),
+                    request: crate::session::SolveRequest {
+                        nodes: nodes.unwrap_or(crate::session::DEFAULT_PROOF_NODES),
+                        memory_mib: memory,
+                        checkpoint: checkpoint.map(std::path::PathBuf::from),
+                    },
                 };
                 self.start(job, Busy::Work);
             }

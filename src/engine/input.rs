@@ -58,8 +58,10 @@ pub fn send_lines(lines: Vec<String>, events: &SyncSender<Event>) {
 /// line (`go perft 3`, `bench playouts 1000`, Stockfish's habit), and
 /// commands without arguments stay apart (`uci isready`).
 pub fn command_lines(args: Vec<String>) -> Vec<String> {
-    const TAKES_ARGUMENTS: [&str; 9] = [
+    const TAKES_ARGUMENTS: [&str; 11] = [
         "tables",
+        "selfplay",
+        "solve",
         "go",
         "perft",
         "bench",
@@ -90,6 +92,10 @@ mod tests {
     fn arguments_make_lines_both_ways() {
         assert_eq!(lines(&["go", "perft", "3"]), ["go perft 3"]);
         assert_eq!(lines(&["bench", "playouts", "100"]), ["bench playouts 100"]);
+        assert_eq!(
+            lines(&["selfplay", "am", "games=2", "out=x"]),
+            ["selfplay am games=2 out=x"]
+        );
         assert_eq!(
             lines(&["newgame hdk", "go depth 3"]),
             ["newgame hdk", "go depth 3"]

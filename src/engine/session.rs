@@ -35,6 +35,17 @@ pub static GAMES: [Entry; catalogue::COUNT] = catalogue::games::<Searching>();
 /// Expansions of a proof search when `solve` gives no budget.
 pub const DEFAULT_PROOF_NODES: u64 = 1_000_000;
 
+/// Seconds between a proof search's checkpoints.
+pub const CHECKPOINT_EVERY_S: u64 = 60;
+
+/// What `solve` asks of a proof search.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct SolveRequest {
+    pub nodes: u64,
+    pub memory_mib: Option<u64>,
+    pub checkpoint: Option<std::path::PathBuf>,
+}
+
 /// A session of any game, with the search joined to it. Implemented once,
 /// generically, for every [`Session`].
 pub trait EngineSession: DynSession {
@@ -59,7 +70,7 @@ pub trait EngineSession: DynSession {
     fn solve(
         &self,
         stop: &AtomicBool,
-        nodes: u64,
+        request: &SolveRequest,
         reporter: &mut dyn search::Reporter,
     ) -> Result<Solved<String>, Unsolved>;
     /// Plays self-play games of this session's ruleset into a data file.
@@ -111,11 +122,23 @@ impl<G: Game> EngineSession for Session<G> {
     fn solve(
         &self,
         stop: &AtomicBool,
-        nodes: u64,
+        request: &SolveRequest,
         reporter: &mut dyn search::Reporter,
     ) -> Result<Solved<String>, Unsolved> {
-        let solved = menagerie_tables::exact::solve(self, nodes, stop, &mut |problem| {
-            search::exact::report_problems_of(&problem, reporter)
+        // One reporter for two uses: the progress line, and the files left out.
+        let reporter = std::cell::RefCell::new(reporter);
+        let mut progress = |p: &menagerie_tables::proof::Progress| {
+            reporter.borrow_mut().text(&format!("solve: {p}"));
+        };
+        let proof = menagerie_tables::proof::ProofSettings {
+            max_nodes: request.nodes,
+            memory_bytes: request.memory_mib.map(|mib| mib << 20),
+            checkpoint: request.checkpoint.as_deref(),
+            checkpoint_every: std::time::Duration::from_secs(CHECKPOINT_EVERY_S),
+            progress: &mut progress,
+        };
+        let solved = menagerie_tables::exact::solve(self, proof, stop, &mut |problem| {
+            search::exact::report_problems_of(&problem, *reporter.borrow_mut())
         })?;
         // The moves become text here, where the game is forgotten.
         Ok(solved.map_moves(|mv| mv.to_string()))

@@ -37,7 +37,7 @@ pub enum Job {
     Solve {
         session: Box<dyn EngineSession>,
         stop: Arc<AtomicBool>,
-        nodes: u64,
+        request: crate::session::SolveRequest,
     },
     SelfPlay {
         session: Box<dyn EngineSession>,
@@ -111,8 +111,9 @@ fn execute(job: Job, out: &Output) -> bool {
         Job::Solve {
             session,
             stop,
-            nodes,
-        } => match session.solve(&stop, nodes, &mut InfoWriter { out: out.clone() }) {
+            request,
+        } => match session.solve(&stop, &request, &mut InfoWriter { out: out.clone() }) {
+            Err(Unsolved::Checkpoint(e)) => out.error("solve", &e),
             Err(Unsolved::NotSolvable) => out.error(
                 "solve",
                 &crate::error::EngineError::NotSolvable(session.game_id()),
@@ -160,6 +161,17 @@ fn execute(job: Job, out: &Output) -> bool {
                     out.reply(&Reply::Remark(format!(
                         "solve: stopped at the memory this process may use ({most} positions stored, {} bytes each); the value is a bound",
                         menagerie_tables::proof::BYTES_PER_STORED
+                    )));
+                }
+                if let Some((kept, before)) = report.resumed {
+                    out.reply(&Reply::Remark(format!(
+                        "solve: resumed from the checkpoint: {kept} settled positions, {before} nodes before this run"
+                    )));
+                }
+                if report.collections > 0 {
+                    out.reply(&Reply::Remark(format!(
+                        "solve: the memory bound was reached {} times; open positions were dropped, settled ones kept",
+                        report.collections
                     )));
                 }
                 if let Some(tree) = &report.proof {

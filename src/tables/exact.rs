@@ -23,9 +23,10 @@ use menagerie_rules::game::session::{status_of, Session};
 use menagerie_rules::game::{Game, Outcome, Status};
 
 use crate::cache::{self, Key};
+use crate::checkpoint::CheckpointError;
 use crate::file::{Expected, FileError};
 use crate::probe::{self, Tables};
-use crate::proof::{self, ProofReport};
+use crate::proof::{self, ProofReport, ProofSettings};
 use crate::solved::Clocked;
 use crate::value::Value;
 
@@ -71,12 +72,14 @@ impl<M> Solved<M> {
 }
 
 /// Why `solve` has no answer.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[derive(Debug)]
 pub enum Unsolved {
     /// Nothing exact for games with dice or more than two seats.
     NotSolvable,
     /// Stopped while the solved table was still being built.
     Stopped,
+    /// The proof search's checkpoint cannot be read or written.
+    Checkpoint(CheckpointError),
 }
 
 /// Whether whole games of `position`'s game and ruleset are solved by
@@ -321,12 +324,12 @@ impl<G: Game> Exact<G> {
 
 /// `solve`: the exact value of the session's position and of each legal
 /// move where they are known (the table of a solved game, waited for
-/// until `stop`; the endgame tables), else a proof search of at most
-/// `nodes` expansions with the tables as leaves, for two-seat games
-/// without dice. Table files left out are given to `left_out`.
+/// until `stop`; the endgame tables), else a proof search bounded by
+/// `proof` with the tables as leaves, for two-seat games without dice.
+/// Table files left out are given to `left_out`.
 pub fn solve<G: Game>(
     session: &Session<G>,
-    nodes: u64,
+    proof: ProofSettings<'_>,
     stop: &AtomicBool,
     left_out: &mut dyn FnMut(FileError),
 ) -> Result<Solved<G::Move>, Unsolved> {
@@ -345,7 +348,8 @@ pub fn solve<G: Game>(
     }
     let history = session.history();
     let before = &history[..history.len().saturating_sub(1)];
-    let report = proof::prove(position, before, exact.tables(), nodes, stop);
+    let report = proof::prove(position, before, exact.tables(), proof, stop)
+        .map_err(Unsolved::Checkpoint)?;
     exact.problems().into_iter().for_each(left_out);
     Ok(Solved::Proved(report))
 }

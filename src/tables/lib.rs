@@ -9,12 +9,14 @@
 //! - [`file`]: the slice files (a header with a checksum, then the entries).
 //! - [`probe`]: tables of one ruleset, looked up by position.
 //! - [`verify`]: re-derives every stored value from its successors.
-//! - [`proof`]: proof-number search beyond the tables.
+//! - [`proof`]: proof-number search beyond the tables, with bounded
+//!   memory and [`checkpoint`]s to resume from.
 //! - [`cache`]: the process's one store of solved games and open tables.
 //!
 //! Nothing here knows a game by name: the game numbers its positions.
 
 pub mod cache;
+pub mod checkpoint;
 pub mod exact;
 pub mod file;
 pub mod probe;

@@ -16,12 +16,16 @@
 //! has no cycles and a proof found for a position holds wherever it is
 //! met again: no graph-history interaction.
 
+use std::cell::{Cell, RefCell};
 use std::collections::{HashMap, HashSet};
 use std::fmt;
+use std::path::Path;
 use std::sync::atomic::{AtomicBool, Ordering};
-use std::time::Instant;
+use std::time::{Duration, Instant};
 
 use menagerie_rules::game::{Game, Outcome, Seat};
+
+use crate::checkpoint::{Checkpoint, CheckpointError};
 use crate::{Tables, Wdl};
 
 const INFINITE: u32 = u32::MAX / 4;
@@ -71,6 +75,89 @@ pub struct ProofReport {
     /// The search stopped because its stored positions reached what the
     /// process may hold: the most it could store.
     pub memory_bound: Option<usize>,
+    /// Times the stored positions reached their bound and the open ones
+    /// least worth keeping were dropped.
+    pub collections: u32,
+    /// Resumed from a checkpoint: the settled positions it held and the
+    /// nodes spent before (included in `nodes`).
+    pub resumed: Option<(usize, u64)>,
+}
+
+/// How a proof search is bounded, saved and watched.
+pub struct ProofSettings<'a> {
+    /// Expansions, over both goals, a resumed run's earlier ones included.
+    pub max_nodes: u64,
+    /// Most bytes the stored positions may take; by default what the
+    /// process may hold. At the bound, the open positions least worth
+    /// keeping are dropped (settled ones are kept); only when settled
+    /// positions fill it does the search stop, with a bound.
+    pub memory_bytes: Option<u64>,
+    /// Where the settled positions are kept: loaded at the start when the
+    /// file is this search's, written every `checkpoint_every` and at the
+    /// end.
+    pub checkpoint: Option<&'a Path>,
+    pub checkpoint_every: Duration,
+    /// Called about once a second while the search runs.
+    pub progress: &'a mut dyn FnMut(&Progress),
+}
+
+impl<'a> ProofSettings<'a> {
+    /// A search of `max_nodes` expansions, no checkpoint, no progress.
+    pub fn nodes(max_nodes: u64, progress: &'a mut dyn FnMut(&Progress)) -> ProofSettings<'a> {
+        ProofSettings {
+            max_nodes,
+            memory_bytes: None,
+            checkpoint: None,
+            checkpoint_every: Duration::from_secs(60),
+            progress,
+        }
+    }
+}
+
+/// Where a running proof search stands.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Progress {
+    pub nodes: u64,
+    pub stored: usize,
+    /// The last known proof and disproof numbers at the root per goal
+    /// (side to move wins, other side wins).
+    pub roots: [(u32, u32); 2],
+    pub nodes_per_second: u64,
+    pub collections: u32,
+}
+
+impl fmt::Display for Progress {
+    fn fmt(&self, f: &mut fmt::Formatter) -> fmt::Result {
+        let goal = |(pn, dn): (u32, u32)| match (pn, dn) {
+            (0, _) => "proved".to_string(),
+            (_, 0) => "disproved".to_string(),
+            (pn, dn) => format!("pn {pn} dn {dn}"),
+        };
+        write!(
+            f,
+            "{} nodes, {} positions stored, side to move wins: {}, other side wins: {}, {} nodes/s, {} collections",
+            self.nodes,
+            self.stored,
+            goal(self.roots[0]),
+            goal(self.roots[1]),
+            self.nodes_per_second,
+            self.collections
+        )
+    }
+}
+
+/// What the goals' searches share: the clock, the progress line and the
+/// time of the next checkpoint.
+struct Watch<'a> {
+    started: Instant,
+    /// Nodes spent before this run (a resumed checkpoint's).
+    earlier: u64,
+    last_report: Cell<Instant>,
+    next_checkpoint: Option<Cell<Instant>>,
+    /// Nodes and stored positions of the goal not running, and the roots.
+    other: Cell<(u64, usize)>,
+    roots: Cell<[(u32, u32); 2]>,
+    progress: RefCell<&'a mut dyn FnMut(&Progress)>,
 }
 
 /// Bytes one stored position takes in the search's tables, measured
@@ -130,11 +217,15 @@ struct Search<'a, G: Game> {
     max_nodes: u64,
     /// Most positions this goal's table may hold.
     max_stored: usize,
-    /// The table reached `max_stored`.
+    /// The table reached `max_stored` with settled positions.
     full: bool,
+    collections: u32,
     table_hits: u64,
     stop: &'a AtomicBool,
     aborted: bool,
+    /// The turn was cut to write a checkpoint.
+    checkpoint_due: bool,
+    watch: &'a Watch<'a>,
     lists: Vec<Vec<G::Move>>,
 }
 
@@ -160,6 +251,56 @@ impl<'a, G: Game> Search<'a, G> {
             Wdl::Loss => !mover_is_attacker,
             Wdl::Draw => false,
         })
+    }
+
+    /// Drops the open positions least worth keeping (the smaller half by
+    /// their lesser number: the cheapest to find again); settled ones
+    /// stay. False when settled positions leave no room to make.
+    fn collect(&mut self) -> bool {
+        let mut open: Vec<u32> = self
+            .table
+            .values()
+            .filter(|n| n.0 != 0 && n.1 != 0)
+            .map(|n| n.0.min(n.1))
+            .collect();
+        if open.len() < self.table.len() / 4 {
+            return false;
+        }
+        let half = open.len() / 2;
+        let threshold = *open.select_nth_unstable(half).1;
+        self.table
+            .retain(|_, n| n.0 == 0 || n.1 == 0 || n.0.min(n.1) > threshold);
+        self.collections += 1;
+        true
+    }
+
+    /// The periodic look at the world: `stop`, the progress line, the
+    /// checkpoint's time.
+    fn look_around(&mut self) {
+        if self.stop.load(Ordering::Relaxed) {
+            self.aborted = true;
+        }
+        let watch = self.watch;
+        if let Some(next) = &watch.next_checkpoint {
+            if Instant::now() >= next.get() {
+                self.checkpoint_due = true;
+            }
+        }
+        if watch.last_report.get().elapsed() >= Duration::from_secs(1) {
+            watch.last_report.set(Instant::now());
+            let (other_nodes, other_stored) = watch.other.get();
+            let nodes = watch.earlier + self.nodes + other_nodes;
+            let run = self.nodes + other_nodes;
+            let progress = Progress {
+                nodes,
+                stored: self.table.len() + other_stored,
+                roots: watch.roots.get(),
+                nodes_per_second: (run as f64 / watch.started.elapsed().as_secs_f64().max(1e-3))
+                    as u64,
+                collections: self.collections,
+            };
+            (watch.progress.borrow_mut())(&progress);
+        }
     }
 
     /// The stretch of a child of `parent` on the current line.
@@ -190,13 +331,13 @@ impl<'a, G: Game> Search<'a, G> {
         dn_limit: u32,
     ) -> (u32, u32) {
         self.nodes += 1;
-        if self.table.len() >= self.max_stored {
+        if self.table.len() >= self.max_stored && !self.collect() {
             self.full = true;
         }
-        if self.nodes >= self.max_nodes
-            || self.full
-            || (self.nodes % 4096 == 0 && self.stop.load(Ordering::Relaxed))
-        {
+        if self.nodes % 4096 == 0 {
+            self.look_around();
+        }
+        if self.nodes >= self.max_nodes || self.full || self.checkpoint_due {
             self.aborted = true;
         }
         if self.lists.len() <= ply {
@@ -282,8 +423,8 @@ fn combine(or_node: bool, children: &[(u32, u32)]) -> (u32, u32) {
     }
 }
 
-/// Tries to prove the value of `position` within `max_nodes` expansions
-/// or until `stop`. `history` holds the hashes of the positions before it
+/// Tries to prove the value of `position` within the settings' budget or
+/// until `stop`. `history` holds the hashes of the positions before it
 /// in the game, oldest first (those since the last capture count for
 /// repetitions). The two goals take turns with budgets that double, so
 /// that the easier one is settled first and the other gets the rest; each
@@ -292,9 +433,9 @@ pub fn prove<G: Game>(
     position: &G,
     history: &[u64],
     tables: Option<&Tables>,
-    max_nodes: u64,
+    settings: ProofSettings<'_>,
     stop: &AtomicBool,
-) -> ProofReport {
+) -> Result<ProofReport, CheckpointError> {
     let started = Instant::now();
     let mover = position.side();
     let other = position
@@ -313,12 +454,35 @@ pub fn prove<G: Game>(
         sum: since.iter().fold(0u64, |s, &h| s.wrapping_add(mix(h))),
         repeats: line[&position.hash()],
     };
+    let root_id = mix(key(position, root_stretch) ^ mix(u64::from(root_stretch.repeats)))
+        ^ mix(crc32fast::hash(format!("{position:?}").as_bytes()).into());
+    let resumed = match settings.checkpoint {
+        Some(path) => Checkpoint::load(path, root_id)?,
+        None => None,
+    };
     // What the process may hold, checked before anything is stored: the
-    // two goals share it, and stop when their tables reach it (a bound
-    // then, never an abort or an OOM kill).
-    let max_stored = menagerie_os::memory::available_bytes().map_or(usize::MAX, |bytes| {
-        (bytes / 10 * 8 / BYTES_PER_STORED / 2) as usize
-    });
+    // two goals share it.
+    let bytes = settings
+        .memory_bytes
+        .or_else(|| menagerie_os::memory::available_bytes().map(|b| b / 10 * 8));
+    let max_stored = bytes.map_or(usize::MAX, |bytes| (bytes / BYTES_PER_STORED / 2) as usize);
+    let ProofSettings {
+        max_nodes,
+        checkpoint,
+        checkpoint_every,
+        progress,
+        ..
+    } = settings;
+    let earlier = resumed.as_ref().map_or(0, |c| c.nodes);
+    let watch = Watch {
+        started,
+        earlier,
+        last_report: Cell::new(started),
+        next_checkpoint: checkpoint.map(|_| Cell::new(started + checkpoint_every)),
+        other: Cell::new((0, 0)),
+        roots: Cell::new([(1, 1); 2]),
+        progress: RefCell::new(progress),
+    };
     let mut searches = [mover, other].map(|attacker| Search::<G> {
         attacker,
         tables,
@@ -328,38 +492,88 @@ pub fn prove<G: Game>(
         max_nodes: 0,
         max_stored,
         full: false,
+        collections: 0,
         table_hits: 0,
         stop,
         aborted: false,
+        checkpoint_due: false,
+        watch: &watch,
         lists: Vec::new(),
     });
+    if let Some(checkpoint) = &resumed {
+        for (search, settled) in searches.iter_mut().zip(&checkpoint.settled) {
+            for &(key, proved) in settled {
+                let numbers = if proved { (0, INFINITE) } else { (INFINITE, 0) };
+                search.table.insert(key, numbers);
+            }
+        }
+    }
+    let save = |searches: &[Search<G>; 2]| -> Result<(), CheckpointError> {
+        let Some(path) = checkpoint else { return Ok(()) };
+        let settled = |search: &Search<G>| {
+            let mut keys: Vec<(u64, bool)> = search
+                .table
+                .iter()
+                .filter(|(_, n)| n.0 == 0 || n.1 == 0)
+                .map(|(&k, n)| (k, n.0 == 0))
+                .collect();
+            keys.sort_unstable();
+            keys
+        };
+        Checkpoint {
+            root: root_id,
+            nodes: earlier + searches.iter().map(|s| s.nodes).sum::<u64>(),
+            settled: [settled(&searches[0]), settled(&searches[1])],
+        }
+        .save(path)
+    };
     let mut numbers = [(1, 1); 2];
     let mut settled: [Option<bool>; 2] = [None; 2];
-    let spent = |searches: &[Search<G>; 2]| searches.iter().map(|s| s.nodes).sum::<u64>();
+    let spent = |searches: &[Search<G>; 2]| earlier + searches.iter().map(|s| s.nodes).sum::<u64>();
     let mut turn = 1024;
     'rounds: loop {
         for goal in 0..2 {
             if settled[goal].is_some() {
                 continue;
             }
-            let left = max_nodes.saturating_sub(spent(&searches));
-            if left == 0 || stop.load(Ordering::Relaxed) || searches.iter().any(|s| s.full) {
-                break 'rounds;
+            let turn_end = searches[goal].nodes + turn;
+            loop {
+                let left = max_nodes.saturating_sub(spent(&searches));
+                if left == 0 || stop.load(Ordering::Relaxed) || searches.iter().any(|s| s.full) {
+                    break 'rounds;
+                }
+                let other = &searches[1 - goal];
+                watch.other.set((other.nodes, other.table.len()));
+                let search = &mut searches[goal];
+                search.aborted = false;
+                search.checkpoint_due = false;
+                search.max_nodes = turn_end.min(search.nodes + left);
+                let mut root = position.clone();
+                numbers[goal] = match search.leaf(&root, root_stretch) {
+                    Some(true) => (0, INFINITE),
+                    Some(false) => (INFINITE, 0),
+                    None => search.mid(&mut root, root_stretch, 0, INFINITE, INFINITE),
+                };
+                let mut roots = watch.roots.get();
+                roots[goal] = numbers[goal];
+                watch.roots.set(roots);
+                settled[goal] = match numbers[goal] {
+                    (0, _) => Some(true),
+                    (_, 0) => Some(false),
+                    _ => None,
+                };
+                // A turn cut for the checkpoint goes on after it.
+                if !searches[goal].checkpoint_due {
+                    break;
+                }
+                save(&searches)?;
+                if let Some(next) = &watch.next_checkpoint {
+                    next.set(Instant::now() + checkpoint_every);
+                }
+                if settled[goal].is_some() {
+                    break;
+                }
             }
-            let search = &mut searches[goal];
-            search.aborted = false;
-            search.max_nodes = search.nodes + turn.min(left);
-            let mut root = position.clone();
-            numbers[goal] = match search.leaf(&root, root_stretch) {
-                Some(true) => (0, INFINITE),
-                Some(false) => (INFINITE, 0),
-                None => search.mid(&mut root, root_stretch, 0, INFINITE, INFINITE),
-            };
-            settled[goal] = match numbers[goal] {
-                (0, _) => Some(true),
-                (_, 0) => Some(false),
-                _ => None,
-            };
         }
         // A win for either side settles both goals.
         if settled.contains(&Some(true)) || settled.iter().all(Option::is_some) {
@@ -367,6 +581,7 @@ pub fn prove<G: Game>(
         }
         turn = turn.saturating_mul(2);
     }
+    save(&searches)?;
     let value = match settled {
         [Some(true), _] => Proven::Win,
         [_, Some(true)] => Proven::Loss,
@@ -386,7 +601,7 @@ pub fn prove<G: Game>(
         .iter()
         .position(|&s| s == Some(true))
         .map(|goal| proof_tree(&mut searches[goal], position, since));
-    ProofReport {
+    Ok(ProofReport {
         value,
         nodes: spent(&searches),
         stored: searches.iter().map(|s| s.table.len()).sum(),
@@ -395,7 +610,9 @@ pub fn prove<G: Game>(
         open,
         proof,
         memory_bound: searches.iter().any(|s| s.full).then_some(2 * max_stored),
-    }
+        collections: searches.iter().map(|s| s.collections).sum(),
+        resumed: resumed.map(|c| (c.settled.iter().map(Vec::len).sum(), c.nodes)),
+    })
 }
 
 /// Counts the proof the search stored: at the winner's turns the first
@@ -502,7 +719,9 @@ mod tests {
                     p.set_clock(36 + rng.below(15) as u32);
                     let truth = all.probe(&p).unwrap().wdl();
                     for leaves in [None, Some(&smaller)] {
-                        let report = prove(&p, &[], leaves, 200_000, &stop);
+                        let report =
+                            prove(&p, &[], leaves, ProofSettings::nodes(200_000, &mut |_| {}), &stop)
+                                .unwrap();
                         let expected = match truth {
                             Wdl::Win => Proven::Win,
                             Wdl::Loss => Proven::Loss,
@@ -529,6 +748,123 @@ mod tests {
             assert!(settled >= 72, "only {settled} of 120 proofs settled");
             assert_eq!(seen.len(), 3, "wins, draws and losses all proved");
         }
+        let _ = std::fs::remove_dir_all(&dir);
+    }
+}
+
+#[cfg(test)]
+mod resumable {
+    use super::*;
+    use crate::retrograde::{build, Request};
+    use menagerie_rules::game::endgame::Slice;
+    use menagerie_rules::games::awithlaknannai::{AwRules, Awithlaknannai};
+    use menagerie_rules::rng::Rng;
+
+    /// Positions of 4 men that a proof with the 3-men tables settles
+    /// within 200,000 nodes but not at once, with their values and the
+    /// nodes it took.
+    fn settled_positions(dir: &Path) -> (Tables, Vec<(Awithlaknannai, Proven, u64)>) {
+        let rules = AwRules {
+            lined: true,
+            straight: false,
+            count: false,
+        };
+        let request = Request {
+            dir,
+            men: 3,
+            only: None,
+            threads: 2,
+        };
+        let stop = AtomicBool::new(false);
+        build::<Awithlaknannai>(&rules, &request, &stop, &mut |_| {}).unwrap();
+        let expected = crate::file::Expected::of::<Awithlaknannai>(&rules).unwrap();
+        let (tables, _) = Tables::open(dir, &expected);
+        let endgame = Awithlaknannai::endgame().unwrap();
+        let mut rng = Rng::new(5);
+        let mut found = Vec::new();
+        while found.len() < 3 {
+            let slice = [Slice::new(2, 2), Slice::new(3, 1)][found.len() % 2];
+            let index = rng.below((endgame.slice_size)(slice));
+            let Some(mut p) = (endgame.position)(&rules, slice, index) else {
+                continue;
+            };
+            p.set_clock(40);
+            let report = prove(
+                &p,
+                &[],
+                Some(&tables),
+                ProofSettings::nodes(200_000, &mut |_| {}),
+                &stop,
+            )
+            .unwrap();
+            if matches!(report.value, Proven::Win | Proven::Loss | Proven::Draw)
+                && report.nodes > 2_000
+            {
+                found.push((p, report.value, report.nodes));
+            }
+        }
+        (tables, found)
+    }
+
+    #[test]
+    fn bounded_memory_and_resumed_checkpoints_prove_the_same_values() {
+        let dir = std::env::temp_dir().join(format!("menagerie-resumable-{}", std::process::id()));
+        let _ = std::fs::remove_dir_all(&dir);
+        let (tables, positions) = settled_positions(&dir);
+        let stop = AtomicBool::new(false);
+        let mut collected = 0;
+        let mut quiet = |_: &Progress| {};
+        for (n, (p, value, nodes)) in positions.iter().enumerate() {
+            // Room for a few hundred positions: open ones are dropped.
+            let settings = ProofSettings {
+                memory_bytes: Some(800 * BYTES_PER_STORED),
+                ..ProofSettings::nodes(500_000, &mut quiet)
+            };
+            let bounded = prove(p, &[], Some(&tables), settings, &stop).unwrap();
+            let bound_holds = match bounded.value {
+                Proven::AtLeastDraw => *value != Proven::Loss,
+                Proven::AtMostDraw => *value != Proven::Win,
+                Proven::Unknown => true,
+                v => v == *value,
+            };
+            assert!(bound_holds, "{p}: {} with bounded memory, {value} without", bounded.value);
+            assert!(bounded.stored <= 2 * 400 + 64, "{p}: {} stored", bounded.stored);
+            collected += bounded.collections;
+
+            // Cut at half its nodes, with a checkpoint after every look
+            // around; then resumed to the end.
+            let path = dir.join(format!("proof-{n}.ckpt"));
+            let cut = ProofSettings {
+                checkpoint: Some(&path),
+                checkpoint_every: Duration::ZERO,
+                ..ProofSettings::nodes(nodes / 2, &mut quiet)
+            };
+            let first = prove(p, &[], Some(&tables), cut, &stop).unwrap();
+            assert!(first.resumed.is_none());
+            let again = ProofSettings {
+                checkpoint: Some(&path),
+                ..ProofSettings::nodes(10 * nodes, &mut quiet)
+            };
+            let resumed = prove(p, &[], Some(&tables), again, &stop).unwrap();
+            assert_eq!(resumed.value, *value, "{p}: resumed");
+            let (kept, before) = resumed.resumed.expect("resumed from the checkpoint");
+            assert_eq!(before, first.nodes);
+            assert!(kept > 0 || first.nodes < 4096, "{p}: nothing kept");
+            // Another position's search refuses the file.
+            let other = &positions[(n + 1) % positions.len()].0;
+            let refused = prove(
+                other,
+                &[],
+                Some(&tables),
+                ProofSettings {
+                    checkpoint: Some(&path),
+                    ..ProofSettings::nodes(1000, &mut quiet)
+                },
+                &stop,
+            );
+            assert!(matches!(refused, Err(CheckpointError::OtherRoot(_))));
+        }
+        assert!(collected > 0, "the memory bound never made a collection");
         let _ = std::fs::remove_dir_all(&dir);
     }
 }

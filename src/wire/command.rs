@@ -140,10 +140,14 @@ pub enum Command {
     Quit,
     Display,
     Legal,
-    /// `solve [nodes N]`: the node budget of a proof search, for positions
-    /// that no table holds.
+    /// `solve [nodes N] [memory MIB] [checkpoint PATH]`: for positions
+    /// that no table holds, a proof search's node budget, the memory its
+    /// stored positions may take, and the file it resumes from and saves
+    /// to.
     Solve {
         nodes: Option<u64>,
+        memory: Option<u64>,
+        checkpoint: Option<String>,
     },
     /// Plays a chance outcome drawn by the engine.
     Roll,
@@ -357,14 +361,31 @@ fn arm<'a>(
 }
 
 fn solve(input: &str) -> Res<'_, Command> {
-    // After `nodes`, a number must follow.
+    // After each keyword, its value must follow.
     let budget = preceded(
         (multispace1, keyword("nodes")),
         cut(expect("a node count", preceded(multispace1, unsigned64))),
     );
+    let memory = preceded(
+        (multispace1, keyword("memory")),
+        cut(expect("a size in MiB", preceded(multispace1, unsigned64))),
+    );
+    let checkpoint = preceded(
+        (multispace1, keyword("checkpoint")),
+        cut(expect("a file path", preceded(multispace1, token))),
+    );
     let (input, nodes) = opt(budget).parse(input)?;
+    let (input, memory) = opt(memory).parse(input)?;
+    let (input, checkpoint) = opt(checkpoint).parse(input)?;
     let (input, _) = end(input)?;
-    Ok((input, Command::Solve { nodes }))
+    Ok((
+        input,
+        Command::Solve {
+            nodes,
+            memory,
+            checkpoint: checkpoint.map(String::from),
+        },
+    ))
 }
 
 fn tables(input: &str) -> Res<'_, Command> {
@@ -925,8 +946,23 @@ impl fmt::Display for Command {
             Command::Quit => f.write_str("quit"),
             Command::Display => f.write_str("d"),
             Command::Legal => f.write_str("legal"),
-            Command::Solve { nodes: None } => f.write_str("solve"),
-            Command::Solve { nodes: Some(n) } => write!(f, "solve nodes {n}"),
+            Command::Solve {
+                nodes,
+                memory,
+                checkpoint,
+            } => {
+                f.write_str("solve")?;
+                if let Some(n) = nodes {
+                    write!(f, " nodes {n}")?;
+                }
+                if let Some(m) = memory {
+                    write!(f, " memory {m}")?;
+                }
+                if let Some(path) = checkpoint {
+                    write!(f, " checkpoint {path}")?;
+                }
+                Ok(())
+            }
             Command::Roll => f.write_str("roll"),
             Command::Bench(BenchKind::Search) => f.write_str("bench"),
             Command::Bench(BenchKind::Perft) => f.write_str("bench perft"),
@@ -981,7 +1017,19 @@ mod tests {
         );
         assert_eq!(command.to_string(), line);
         assert_eq!(parse("tables status am").to_string(), "tables status am");
-        assert_eq!(parse("solve"), Command::Solve { nodes: None });
+        assert_eq!(
+            parse("solve"),
+            Command::Solve {
+                nodes: None,
+                memory: None,
+                checkpoint: None
+            }
+        );
+        let line = "solve nodes 9000 memory 64 checkpoint /tmp/p.ckpt";
+        assert_eq!(parse(line).to_string(), line);
+        assert_eq!(parse("solve memory 8").to_string(), "solve memory 8");
+        assert!(error("solve memory").contains("a size in MiB"));
+        assert!(error("solve checkpoint").contains("a file path"));
         assert_eq!(parse("solve nodes 5000").to_string(), "solve nodes 5000");
         assert!(error("solve nodes").contains("a node count"));
         assert!(error("solve depth 3").contains("solve"));

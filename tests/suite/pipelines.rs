@@ -280,7 +280,15 @@ pub fn positions(games: &[Entry]) -> Vec<Position> {
             // Asked already stopped: only a game that cannot be solved says so.
             let stopped = std::sync::atomic::AtomicBool::new(true);
             let solvable = !matches!(
-                session.solve(&stopped, 1000, &mut menagerie_search::Silent),
+                session.solve(
+                    &stopped,
+                    &menagerie_engine::session::SolveRequest {
+                        nodes: 1000,
+                        memory_mib: None,
+                        checkpoint: None,
+                    },
+                    &mut menagerie_search::Silent
+                ),
                 Err(Unsolved::NotSolvable)
             );
             positions.push(Position {

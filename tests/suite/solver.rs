@@ -461,3 +461,65 @@ fn one_setting_turns_all_exact_knowledge_off_in_play_but_not_in_solve() {
     assert!(output[searched..].contains("Value: loss 7"), "{output}");
     assert!(output[searched..second].contains("info string solved"), "{output}");
 }
+
+#[test]
+fn a_long_proof_reports_progress_stops_and_resumes_from_its_checkpoint() {
+    use std::io::{BufRead, BufReader, Write};
+    use std::process::{Command, Stdio};
+    let checkpoint = crate::common::temp_path("proof", "start.ckpt");
+    let solve = format!("solve nodes 1000000000 checkpoint {}", checkpoint.display());
+    let run = |lines: &[&str], stop_at_progress: bool| -> Vec<String> {
+        let mut child = Command::new(env!("CARGO_BIN_EXE_menagerie"))
+            .stdin(Stdio::piped())
+            .stdout(Stdio::piped())
+            .spawn()
+            .unwrap();
+        let mut stdin = child.stdin.take().unwrap();
+        for line in lines {
+            writeln!(stdin, "{line}").unwrap();
+        }
+        let mut out = Vec::new();
+        for line in BufReader::new(child.stdout.take().unwrap()).lines() {
+            let line = line.unwrap();
+            // The first progress line: the search has run a second.
+            if stop_at_progress && line.contains(" nodes/s, ") {
+                writeln!(stdin, "stop").unwrap();
+            }
+            let done = line.starts_with("Value: ") || line.contains("error");
+            out.push(line);
+            if done {
+                break;
+            }
+        }
+        writeln!(stdin, "quit").unwrap();
+        child.wait().unwrap();
+        out
+    };
+    // The start of Awithlaknannai Mosona without tables: far from settled.
+    let first = run(
+        &["setoption name TablePath value /nonexistent", "newgame am", &solve],
+        true,
+    );
+    let progress = first.iter().find(|l| l.contains(" nodes/s, ")).expect("progress");
+    assert!(progress.starts_with("info string solve: ") && progress.contains("positions stored"), "{first:?}");
+    assert!(checkpoint.exists(), "the checkpoint is written at the end");
+    let second = run(
+        &[
+            "setoption name TablePath value /nonexistent",
+            "newgame am",
+            &solve.replace("nodes 1000000000", "nodes 1000"),
+        ],
+        false,
+    );
+    assert!(
+        second.iter().any(|l| l.starts_with("info string solve: resumed from the checkpoint: ")),
+        "{second:?}"
+    );
+    // The same file for another position is refused.
+    let other = run(&["newgame am", "move f1g2i2", &solve], false);
+    assert!(
+        other.iter().any(|l| l.starts_with("info string error: solve: checkpoint ")
+            && l.contains("another position")),
+        "{other:?}"
+    );
+}
