@@ -87,10 +87,11 @@ pub struct ProofReport {
 pub struct ProofSettings<'a> {
     /// Expansions, over both goals, a resumed run's earlier ones included.
     pub max_nodes: u64,
-    /// Most bytes the stored positions may take; by default what the
-    /// process may hold. At the bound, the open positions least worth
-    /// keeping are dropped (settled ones are kept); only when settled
-    /// positions fill it does the search stop, with a bound.
+    /// Most bytes the stored positions may take. At this bound the open
+    /// positions least worth keeping are dropped (settled ones are kept),
+    /// and only when settled positions fill it does the search stop. With
+    /// none, the bound is what the process may hold, and the search stops
+    /// there, with the value or bound it has.
     pub memory_bytes: Option<u64>,
     /// Where the settled positions are kept: loaded at the start when the
     /// file is this search's, written every `checkpoint_every` and at the
@@ -157,6 +158,7 @@ struct Watch<'a> {
     /// Nodes and stored positions of the goal not running, and the roots.
     other: Cell<(u64, usize)>,
     roots: Cell<[(u32, u32); 2]>,
+    collections: Cell<u32>,
     progress: RefCell<&'a mut dyn FnMut(&Progress)>,
 }
 
@@ -217,8 +219,12 @@ struct Search<'a, G: Game> {
     max_nodes: u64,
     /// Most positions this goal's table may hold.
     max_stored: usize,
-    /// The table reached `max_stored` with settled positions.
+    /// The table reached `max_stored` (with settled positions, when
+    /// collecting).
     full: bool,
+    /// Whether the bound drops open positions (a bound given) rather than
+    /// ending the search (the default bound, what the process may hold).
+    collecting: bool,
     collections: u32,
     table_hits: u64,
     stop: &'a AtomicBool,
@@ -271,6 +277,7 @@ impl<'a, G: Game> Search<'a, G> {
         self.table
             .retain(|_, n| n.0 == 0 || n.1 == 0 || n.0.min(n.1) > threshold);
         self.collections += 1;
+        self.watch.collections.set(self.watch.collections.get() + 1);
         true
     }
 
@@ -297,7 +304,7 @@ impl<'a, G: Game> Search<'a, G> {
                 roots: watch.roots.get(),
                 nodes_per_second: (run as f64 / watch.started.elapsed().as_secs_f64().max(1e-3))
                     as u64,
-                collections: self.collections,
+                collections: watch.collections.get(),
             };
             (watch.progress.borrow_mut())(&progress);
         }
@@ -331,7 +338,12 @@ impl<'a, G: Game> Search<'a, G> {
         dn_limit: u32,
     ) -> (u32, u32) {
         self.nodes += 1;
-        if self.table.len() >= self.max_stored && !self.collect() {
+        // A map grows by doubling, holding old and new at once: it may not
+        // grow past the bound, so that the bound holds at its peak too.
+        let at_bound = self.table.len() >= self.max_stored
+            || (self.table.len() == self.table.capacity()
+                && self.table.capacity().saturating_mul(2) > self.max_stored);
+        if at_bound && !(self.collecting && self.collect()) {
             self.full = true;
         }
         if self.nodes % 4096 == 0 {
@@ -462,6 +474,7 @@ pub fn prove<G: Game>(
     };
     // What the process may hold, checked before anything is stored: the
     // two goals share it.
+    let settings_bound_given = settings.memory_bytes.is_some();
     let bytes = settings
         .memory_bytes
         .or_else(|| menagerie_os::memory::available_bytes().map(|b| b / 10 * 8));
@@ -481,6 +494,7 @@ pub fn prove<G: Game>(
         next_checkpoint: checkpoint.map(|_| Cell::new(started + checkpoint_every)),
         other: Cell::new((0, 0)),
         roots: Cell::new([(1, 1); 2]),
+        collections: Cell::new(0),
         progress: RefCell::new(progress),
     };
     let mut searches = [mover, other].map(|attacker| Search::<G> {
@@ -492,6 +506,7 @@ pub fn prove<G: Game>(
         max_nodes: 0,
         max_stored,
         full: false,
+        collecting: settings_bound_given,
         collections: 0,
         table_hits: 0,
         stop,
