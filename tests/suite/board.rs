@@ -608,7 +608,9 @@ fn rolls_are_drawn_by_the_engine_through_the_relay() {
     assert!(status.contains("404"), "the server has no dice: {status}");
     let lines = "newgame kilkenny-cats\nsetoption name Seed value 11\n".to_string()
         + &"position startpos\nroll\n".repeat(40)
-        + "isready\n";
+        // A command answered in its turn, after every roll (isready is
+        // answered at once, possibly before them).
+        + "perft 1\n";
     request(
         &server,
         "POST",
@@ -616,7 +618,7 @@ fn rolls_are_drawn_by_the_engine_through_the_relay() {
         &lines,
         None,
     );
-    let events = read_events_until(&server, &id, "readyok");
+    let events = read_events_until(&server, &id, "Nodes searched");
     let rolls: std::collections::BTreeSet<&str> = events
         .lines()
         .filter_map(|l| l.strip_prefix("data: rolled "))
