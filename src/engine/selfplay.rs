@@ -41,7 +41,10 @@ pub struct SelfPlayJob {
 /// Why `selfplay` could not run or finish.
 #[derive(Debug)]
 pub enum SelfPlayError {
-    BadWord { word: String, expected: &'static str },
+    BadWord {
+        word: String,
+        expected: &'static str,
+    },
     Needs(&'static str),
     File(PathBuf, FileError),
 }
@@ -142,7 +145,9 @@ fn indices(job: &SelfPlayJob) -> Vec<u32> {
 /// their number, so that a run may be extended.
 fn settings_line<G: Game>(template: &Session<G>, job: &SelfPlayJob) -> String {
     use menagerie_rules::game::session::DynSession;
-    let shard = job.shard.map_or("1/1".to_string(), |(i, n)| format!("{i}/{n}"));
+    let shard = job
+        .shard
+        .map_or("1/1".to_string(), |(i, n)| format!("{i}/{n}"));
     format!(
         "game={} rules={} nodes={} openings={} seed={} shard={shard}",
         G::ID,
@@ -237,7 +242,10 @@ fn play_game<G: Game>(
             .iter()
             .position(|&m| m == mv)
             .expect("the search plays a legal move");
-        plies.push((u8::try_from(index).expect("fewer than 256 legal moves"), score));
+        plies.push((
+            u8::try_from(index).expect("fewer than 256 legal moves"),
+            score,
+        ));
         session.play(mv);
     };
     let results = seats
@@ -303,7 +311,9 @@ fn join<G: Game>(
     let (mut writer, _) =
         Writer::open(&partial, &settings_line(template, &whole)).map_err(file_error)?;
     for game in &games {
-        writer.append(game).map_err(|e| file_error(FileError::Io(e)))?;
+        writer
+            .append(game)
+            .map_err(|e| file_error(FileError::Io(e)))?;
     }
     writer.sync().map_err(|e| file_error(FileError::Io(e)))?;
     // Whole or not at all: a reader never sees half a join.
@@ -359,7 +369,9 @@ pub fn run<G: Game>(
             )));
             return Ok(());
         };
-        writer.append(&game).map_err(|e| file_error(FileError::Io(e)))?;
+        writer
+            .append(&game)
+            .map_err(|e| file_error(FileError::Io(e)))?;
         positions += game.plies.len();
         if last.elapsed().as_secs_f64() >= 1.0 || n + 1 == total {
             last = Instant::now();

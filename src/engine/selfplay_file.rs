@@ -57,14 +57,18 @@ pub enum FileError {
     /// Not a self-play file, or its header is damaged.
     NotSelfPlay,
     /// A self-play file of other settings: resuming it would mix data.
-    OtherSettings { found: String },
+    OtherSettings {
+        found: String,
+    },
 }
 
 impl std::fmt::Display for FileError {
     fn fmt(&self, f: &mut std::fmt::Formatter) -> std::fmt::Result {
         match self {
             FileError::Io(e) => write!(f, "{e}"),
-            FileError::NotSelfPlay => f.write_str("not a self-play data file (or its header is damaged)"),
+            FileError::NotSelfPlay => {
+                f.write_str("not a self-play data file (or its header is damaged)")
+            }
             FileError::OtherSettings { found } => {
                 write!(f, "the file holds games of other settings ({found})")
             }

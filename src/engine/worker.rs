@@ -11,8 +11,8 @@ use std::sync::Arc;
 use crate::channel::Event;
 use crate::output::{InfoWriter, Output};
 use crate::session::{EngineSession, Entry, Solved, Unsolved};
-use menagerie_tables::Source;
 use menagerie_search::{Limits, Settings, Shared};
+use menagerie_tables::Source;
 use menagerie_wire::reply::Reply;
 use menagerie_wire::BenchKind;
 

@@ -251,7 +251,8 @@ impl<'a, G: Game> Worker<'a, G> {
     fn modelled(&mut self, depth: i32, ply: usize, alpha: i32, beta: i32) -> i32 {
         let mut scratch = std::mem::take(&mut self.greedy_moves);
         let history_len = self.root_history_len + ply;
-        let chosen = super::skill::greedy_choice(&mut self.position, history_len, self.seed, &mut scratch);
+        let chosen =
+            super::skill::greedy_choice(&mut self.position, history_len, self.seed, &mut scratch);
         self.greedy_moves = scratch;
         let mv = chosen.expect("a player to move has a move (a pass at least)");
         let undo = self.position.play(mv);

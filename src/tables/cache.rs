@@ -70,12 +70,7 @@ fn solution<G: Game>(key: &Key, root: &G) -> Arc<Solution> {
 /// The solution rooted at `root`, if it is built; never builds.
 fn built_solution<G: Game>(key: &Key, root: &G) -> Option<Arc<Solution>> {
     let root_key = root.solver_key()?;
-    shelves()
-        .get(key)?
-        .solutions
-        .get(&root_key)?
-        .get()
-        .cloned()
+    shelves().get(key)?.solutions.get(&root_key)?.get().cloned()
 }
 
 /// The solution holding `position`: the one from the ruleset's `start`

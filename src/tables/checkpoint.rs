@@ -44,7 +44,11 @@ impl fmt::Display for CheckpointError {
         match self {
             CheckpointError::Io(path, e) => write!(f, "checkpoint {}: {e}", path.display()),
             CheckpointError::Damaged(path) => {
-                write!(f, "checkpoint {} is damaged (its checksum fails)", path.display())
+                write!(
+                    f,
+                    "checkpoint {} is damaged (its checksum fails)",
+                    path.display()
+                )
             }
             CheckpointError::OtherRoot(path) => write!(
                 f,
@@ -117,8 +121,8 @@ impl Checkpoint {
             Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(None),
             Err(e) => return Err(CheckpointError::Io(path.to_path_buf(), e)),
         };
-        let checkpoint =
-            Checkpoint::decode(&bytes).ok_or_else(|| CheckpointError::Damaged(path.to_path_buf()))?;
+        let checkpoint = Checkpoint::decode(&bytes)
+            .ok_or_else(|| CheckpointError::Damaged(path.to_path_buf()))?;
         if checkpoint.root != root {
             return Err(CheckpointError::OtherRoot(path.to_path_buf()));
         }
@@ -155,7 +159,10 @@ mod tests {
             settled: [vec![(1, true), (2, false)], vec![(u64::MAX, true)]],
         };
         checkpoint.save(&path).unwrap();
-        assert_eq!(Checkpoint::load(&path, 7).unwrap(), Some(checkpoint.clone()));
+        assert_eq!(
+            Checkpoint::load(&path, 7).unwrap(),
+            Some(checkpoint.clone())
+        );
         assert!(matches!(
             Checkpoint::load(&path, 8),
             Err(CheckpointError::OtherRoot(_))

@@ -524,7 +524,9 @@ pub fn prove<G: Game>(
         }
     }
     let save = |searches: &[Search<G>; 2]| -> Result<(), CheckpointError> {
-        let Some(path) = checkpoint else { return Ok(()) };
+        let Some(path) = checkpoint else {
+            return Ok(());
+        };
         let settled = |search: &Search<G>| {
             let mut keys: Vec<(u64, bool)> = search
                 .table
@@ -691,10 +693,10 @@ fn proof_tree<G: Game>(search: &mut Search<G>, root: &G, since: &[u64]) -> Proof
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::retrograde::{build, Request};
     use menagerie_rules::game::endgame::Slice;
     use menagerie_rules::games::awithlaknannai::{AwRules, Awithlaknannai};
     use menagerie_rules::rng::Rng;
-    use crate::retrograde::{build, Request};
 
     /// Proofs agree with the tables: with no tables at all (the rules
     /// decide every leaf) and with the tables of fewer men as leaves.
@@ -734,9 +736,14 @@ mod tests {
                     p.set_clock(36 + rng.below(15) as u32);
                     let truth = all.probe(&p).unwrap().wdl();
                     for leaves in [None, Some(&smaller)] {
-                        let report =
-                            prove(&p, &[], leaves, ProofSettings::nodes(200_000, &mut |_| {}), &stop)
-                                .unwrap();
+                        let report = prove(
+                            &p,
+                            &[],
+                            leaves,
+                            ProofSettings::nodes(200_000, &mut |_| {}),
+                            &stop,
+                        )
+                        .unwrap();
                         let expected = match truth {
                             Wdl::Win => Proven::Win,
                             Wdl::Loss => Proven::Loss,
@@ -842,8 +849,16 @@ mod resumable {
                 Proven::Unknown => true,
                 v => v == *value,
             };
-            assert!(bound_holds, "{p}: {} with bounded memory, {value} without", bounded.value);
-            assert!(bounded.stored <= 2 * 400 + 64, "{p}: {} stored", bounded.stored);
+            assert!(
+                bound_holds,
+                "{p}: {} with bounded memory, {value} without",
+                bounded.value
+            );
+            assert!(
+                bounded.stored <= 2 * 400 + 64,
+                "{p}: {} stored",
+                bounded.stored
+            );
             collected += bounded.collections;
 
             // Cut at half its nodes, with a checkpoint after every look

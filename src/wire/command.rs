@@ -165,7 +165,10 @@ pub enum Command {
     /// ruleset options and the run's own (`games=N`, `nodes=N`,
     /// `openings=P`, `seed=S`, `shard=I/N`, `out=PATH`), checked by the
     /// engine.
-    SelfPlay { game: String, words: Vec<String> },
+    SelfPlay {
+        game: String,
+        words: Vec<String>,
+    },
 }
 
 /// What `tables` does.

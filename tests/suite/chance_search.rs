@@ -441,7 +441,11 @@ fn brute_greedy(p: &mut Kilkenny, depth: i32, ply: i32, root: Seat, history_len:
         let sum: i64 = moves.iter().map(|&mv| child(p, mv, depth) as i64).sum();
         (sum / moves.len() as i64) as i32
     } else if p.side() == root {
-        moves.iter().map(|&mv| child(p, mv, depth - 1)).max().unwrap()
+        moves
+            .iter()
+            .map(|&mv| child(p, mv, depth - 1))
+            .max()
+            .unwrap()
     } else {
         let mut scratch = Vec::new();
         let mv = menagerie_search::skill::greedy_choice(p, history_len, 7, &mut scratch).unwrap();

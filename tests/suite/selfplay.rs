@@ -31,23 +31,30 @@ fn every_game_writes_games_that_replay_to_their_recorded_results() {
         let said = selfplay(&format!("{game} {words} games=3 nodes=200"), &out);
         assert!(said.contains("selfplay done: 3 games"), "{said}");
         let data = selfplay_file::read(&out).unwrap();
-        assert!(data.settings.starts_with(&format!("game={game} ")), "{}", data.settings);
+        assert!(
+            data.settings.starts_with(&format!("game={game} ")),
+            "{}",
+            data.settings
+        );
         assert_eq!(data.games.len(), 3);
         for record in &data.games {
             let ruleset: Vec<String> = words.split_whitespace().map(String::from).collect();
-            let mut session = catalogue::new_session_named(
-                &catalogue::GAMES,
-                game,
-                &ruleset,
-            )
-            .unwrap();
+            let mut session =
+                catalogue::new_session_named(&catalogue::GAMES, game, &ruleset).unwrap();
             session.set_position(Some(&record.start), &[]).unwrap();
             let seats = session.seats_in_play();
             assert_eq!(record.results.len(), seats.len());
             for &(index, score) in &record.plies {
-                assert_eq!(session.status(), Status::Ongoing, "{game}: a move after the end");
+                assert_eq!(
+                    session.status(),
+                    Status::Ongoing,
+                    "{game}: a move after the end"
+                );
                 let legal = session.legal_moves();
-                let mv = legal.get(index as usize).expect("the move index is legal").clone();
+                let mv = legal
+                    .get(index as usize)
+                    .expect("the move index is legal")
+                    .clone();
                 // Rolls have no score; every choice has one.
                 assert_eq!(session.awaiting_chance(), score == NO_SCORE, "{game}: {mv}");
                 session.play_moves(&[mv]).unwrap();
@@ -130,7 +137,10 @@ fn shards_joined_make_the_whole_runs_file() {
     std::fs::write(shard_path(&joined, 2), &second).unwrap();
     let out = selfplay(&format!("{words} join=2"), &joined);
     assert!(out.contains("selfplay joined 2 shards: 5 games"), "{out}");
-    assert_eq!(std::fs::read(&joined).unwrap(), std::fs::read(&whole).unwrap());
+    assert_eq!(
+        std::fs::read(&joined).unwrap(),
+        std::fs::read(&whole).unwrap()
+    );
 }
 
 #[test]
@@ -145,13 +155,19 @@ fn bad_lines_and_files_are_refused_and_the_engine_keeps_answering() {
         "selfplay kilkenny-cats games=2 shard=3/2 out=/tmp/x.bin",
         "selfplay kilkenny-cats games=0 out=/tmp/x.bin",
         "selfplay chess games=1 out=/tmp/x.bin",
-        &format!("selfplay kilkenny-cats games=1 nodes=101 out={}", other.display()),
+        &format!(
+            "selfplay kilkenny-cats games=1 nodes=101 out={}",
+            other.display()
+        ),
         &format!("selfplay kilkenny-cats games=1 out={}", not_data.display()),
         "isready",
     ]);
     let errs = errors(&out);
     assert_eq!(errs.len(), 7, "{out}");
-    assert!(errs[0].contains("selfplay: selfplay needs games=N"), "{out}");
+    assert!(
+        errs[0].contains("selfplay: selfplay needs games=N"),
+        "{out}"
+    );
     assert!(errs[1].contains("needs out=PATH"), "{out}");
     assert!(errs[2].contains("'shard=3/2' is not shard=I/N"), "{out}");
     assert!(errs[3].contains("'games=0' is not games=N"), "{out}");

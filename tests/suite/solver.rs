@@ -6,10 +6,10 @@ use std::collections::{HashSet, VecDeque};
 use menagerie_rules::game::session::Session;
 use menagerie_rules::game::{Game, Outcome, Ruleset};
 use menagerie_rules::games::hdk::Hdk;
+use menagerie_search::{alphabeta, Limits, Score, Settings, Shared, Silent};
 use menagerie_tables::exact::{Analysis, Exact};
 use menagerie_tables::solved::solve;
 use menagerie_tables::Value;
-use menagerie_search::{alphabeta, Limits, Score, Settings, Shared, Silent};
 
 /// The exact layer's values of the session's position and its moves.
 fn analyse(session: &Session<Hdk>) -> Option<Analysis<<Hdk as Game>::Move>> {
@@ -456,10 +456,16 @@ fn one_setting_turns_all_exact_knowledge_off_in_play_but_not_in_solve() {
     ]);
     let searched = output.find("bestmove").expect("first bestmove");
     let second = output[searched + 1..].find("bestmove").expect("second") + searched + 1;
-    assert!(!output[..searched].contains("info string solved"), "{output}");
+    assert!(
+        !output[..searched].contains("info string solved"),
+        "{output}"
+    );
     assert!(output[..searched].contains("info depth 3"), "{output}");
     assert!(output[searched..].contains("Value: loss 7"), "{output}");
-    assert!(output[searched..second].contains("info string solved"), "{output}");
+    assert!(
+        output[searched..second].contains("info string solved"),
+        "{output}"
+    );
 }
 
 #[test]
@@ -497,11 +503,21 @@ fn a_long_proof_reports_progress_stops_and_resumes_from_its_checkpoint() {
     };
     // The start of Awithlaknannai Mosona without tables: far from settled.
     let first = run(
-        &["setoption name TablePath value /nonexistent", "newgame am", &solve],
+        &[
+            "setoption name TablePath value /nonexistent",
+            "newgame am",
+            &solve,
+        ],
         true,
     );
-    let progress = first.iter().find(|l| l.contains(" nodes/s, ")).expect("progress");
-    assert!(progress.starts_with("info string solve: ") && progress.contains("positions stored"), "{first:?}");
+    let progress = first
+        .iter()
+        .find(|l| l.contains(" nodes/s, "))
+        .expect("progress");
+    assert!(
+        progress.starts_with("info string solve: ") && progress.contains("positions stored"),
+        "{first:?}"
+    );
     assert!(checkpoint.exists(), "the checkpoint is written at the end");
     let second = run(
         &[
@@ -512,14 +528,18 @@ fn a_long_proof_reports_progress_stops_and_resumes_from_its_checkpoint() {
         false,
     );
     assert!(
-        second.iter().any(|l| l.starts_with("info string solve: resumed from the checkpoint: ")),
+        second
+            .iter()
+            .any(|l| l.starts_with("info string solve: resumed from the checkpoint: ")),
         "{second:?}"
     );
     // The same file for another position is refused.
     let other = run(&["newgame am", "move f1g2i2", &solve], false);
     assert!(
-        other.iter().any(|l| l.starts_with("info string error: solve: checkpoint ")
-            && l.contains("another position")),
+        other
+            .iter()
+            .any(|l| l.starts_with("info string error: solve: checkpoint ")
+                && l.contains("another position")),
         "{other:?}"
     );
 }

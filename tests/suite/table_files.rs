@@ -378,10 +378,7 @@ fn long_jobs_check_the_memory_they_may_use_before_they_allocate() {
     assert!(out.contains("Value: "), "{out}");
     // With a bound of its own it drops open positions there and goes on,
     // its peak within the limit (no allocation fails), to its node budget.
-    let (code, out, err) = limited(
-        150_000,
-        &["newgame am", "solve nodes 3000000 memory 24"],
-    );
+    let (code, out, err) = limited(150_000, &["newgame am", "solve nodes 3000000 memory 24"]);
     assert_eq!(code, Some(0), "{out}{err}");
     assert!(!err.contains("memory allocation"), "{err}");
     assert!(out.contains("the memory bound was reached"), "{out}");
