@@ -28,7 +28,7 @@
 use std::collections::HashSet;
 
 use menagerie_referee::schedule::{derive, DICE, OPENING};
-use menagerie_rules::game::session::Session;
+use menagerie_rules::game::session::{random_opening, Session};
 use menagerie_rules::game::{Game, Outcome, Ruleset, Seat, Status};
 use menagerie_rules::games::kilkenny::Kilkenny;
 use menagerie_rules::rng::Rng;
@@ -94,25 +94,7 @@ fn arguments() -> Study {
 /// The start of set `set`, as the referee draws its random opening.
 fn set_start(rules: &Ruleset, seed: u64, set: u32, plies: u32) -> Session<Kilkenny> {
     let start: Session<Kilkenny> = Session::new(rules.clone());
-    let mut rng = Rng::new(derive(seed, set, OPENING));
-    let mut session = start.clone();
-    for _ in 0..100 {
-        session = start.clone();
-        let mut played = 0;
-        while played < plies && session.status() == Status::Ongoing {
-            let mut moves = Vec::new();
-            session.legal(&mut moves);
-            let mv = moves[rng.below(moves.len() as u64) as usize];
-            if !session.position().is_chance() {
-                played += 1;
-            }
-            session.play(mv);
-        }
-        if session.status() == Status::Ongoing {
-            break;
-        }
-    }
-    session
+    random_opening(&start, &mut Rng::new(derive(seed, set, OPENING)), plies)
 }
 
 /// Plays `line` on through rolls and greedy moves until the lone seat

@@ -286,6 +286,25 @@ impl Engine {
         self.out.reply(&reply);
     }
 
+    /// Starts the long work `job` makes on a new session of `game` and
+    /// `ruleset` (not the engine's own position), or says why there is none.
+    fn start_on_new_session(
+        &mut self,
+        command: &str,
+        game: &str,
+        ruleset: &[String],
+        job: impl FnOnce(Box<dyn crate::session::EngineSession>, Arc<AtomicBool>) -> Job,
+    ) {
+        match catalogue::new_session_named(self.options.games, game, ruleset) {
+            Err(e) => self.error(command, e),
+            Ok(session) => {
+                self.arm_stop(false);
+                let job = job(session, Arc::clone(&self.stop));
+                self.start(job, Busy::Work);
+            }
+        }
+    }
+
     fn error(&mut self, command: &str, message: impl fmt::Display) {
         self.reply(Reply::error(command, message));
     }
@@ -563,38 +582,22 @@ impl Engine {
                 action,
                 game,
                 words,
-            } => match crate::tables_command::parse_words(action, &words) {
-                Err(e) => self.error(name, e),
-                Ok((job, ruleset)) => {
-                    match catalogue::new_session_named(self.options.games, &game, &ruleset) {
-                        Err(e) => self.error(name, e),
-                        Ok(session) => {
-                            self.arm_stop(false);
-                            let job = Job::Tables {
-                                session,
-                                job,
-                                stop: Arc::clone(&self.stop),
-                            };
-                            self.start(job, Busy::Work);
-                        }
+            } => {
+                match crate::tables_command::parse_words(action, &words) {
+                    Err(e) => self.error(name, e),
+                    Ok((job, ruleset)) => {
+                        self.start_on_new_session(name, &game, &ruleset, |session, stop| {
+                            Job::Tables { session, job, stop }
+                        })
                     }
                 }
-            },
+            }
             Command::SelfPlay { game, words } => match crate::selfplay::parse_words(&words) {
                 Err(e) => self.error(name, e),
                 Ok((job, ruleset)) => {
-                    match catalogue::new_session_named(self.options.games, &game, &ruleset) {
-                        Err(e) => self.error(name, e),
-                        Ok(session) => {
-                            self.arm_stop(false);
-                            let job = Job::SelfPlay {
-                                session,
-                                job,
-                                stop: Arc::clone(&self.stop),
-                            };
-                            self.start(job, Busy::Work);
-                        }
-                    }
+                    self.start_on_new_session(name, &game, &ruleset, |session, stop| {
+                        Job::SelfPlay { session, job, stop }
+                    })
                 }
             },
             Command::Solve {

@@ -16,7 +16,7 @@ use std::path::PathBuf;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::time::Instant;
 
-use menagerie_rules::game::session::Session;
+use menagerie_rules::game::session::{random_opening, Session};
 use menagerie_rules::game::{Game, Outcome, Status};
 use menagerie_rules::rng::{derive_seed as derive, Rng, DICE, OPENING};
 use menagerie_search::{Limits, Score, Settings, Shared, Silent};
@@ -171,24 +171,9 @@ pub fn encode_score(score: Score) -> i16 {
 /// moves (rolls not counted), drawn again if they end the game.
 fn opening<G: Game>(template: &Session<G>, seed: u64, index: u32, plies: u32) -> String {
     let mut rng = Rng::new(derive(seed, index, OPENING));
-    let mut moves = Vec::new();
-    let mut session = template.clone();
-    for _ in 0..100 {
-        session = template.clone();
-        let mut played = 0;
-        while played < plies && session.status() == Status::Ongoing {
-            session.legal(&mut moves);
-            let mv = moves[rng.below(moves.len() as u64) as usize];
-            if !session.position().is_chance() {
-                played += 1;
-            }
-            session.play(mv);
-        }
-        if session.status() == Status::Ongoing {
-            break;
-        }
-    }
-    session.position().to_string()
+    random_opening(template, &mut rng, plies)
+        .position()
+        .to_string()
 }
 
 /// Plays game `index`; `None` when stopped.

@@ -111,6 +111,31 @@ impl<G: Game> Session<G> {
     }
 }
 
+/// `start` after `plies` moves drawn by `rng` (rolls drawn too, not
+/// counted), drawn again (up to 100 times) if they end the game: the
+/// random opening of a self-play game or a study's set, as the referee
+/// draws its own.
+pub fn random_opening<G: Game>(start: &Session<G>, rng: &mut Rng, plies: u32) -> Session<G> {
+    let mut moves = Vec::new();
+    let mut session = start.clone();
+    for _ in 0..100 {
+        session = start.clone();
+        let mut played = 0;
+        while played < plies && session.status() == Status::Ongoing {
+            session.legal(&mut moves);
+            let mv = moves[rng.below(moves.len() as u64) as usize];
+            if !session.position().is_chance() {
+                played += 1;
+            }
+            session.play(mv);
+        }
+        if session.status() == Status::Ongoing {
+            break;
+        }
+    }
+    session
+}
+
 /// Status of `position` given the hashes of the game so far (current last).
 pub fn status_of<G: Game>(position: &G, history: &[u64]) -> Status {
     if let Some(outcome) = position.outcome() {
