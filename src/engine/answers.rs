@@ -2,9 +2,11 @@
 //! `query`, `games` and `help`, as typed replies.
 
 use std::fmt;
+use std::sync::Arc;
 
 use crate::session::EngineSession;
 use crate::session::Entry;
+use menagerie_nnue::Network;
 use menagerie_rules::game::{Outcome, Status};
 use menagerie_wire::command::Query;
 use menagerie_wire::reply::{FieldKey, GameFact, GameResult, Reply};
@@ -78,6 +80,49 @@ pub fn display(session: &dyn EngineSession) -> Vec<Reply> {
         (FieldKey::Status, status_text(session, true)),
     ] {
         replies.push(Reply::Field { key, value });
+    }
+    replies
+}
+
+/// The evaluation searches use, in one remark: the network (`describe`)
+/// or the hand-written one and why.
+pub fn evaluation_in_use(net: Option<&Network>, use_network: bool) -> String {
+    match net {
+        Some(net) => format!("evaluation network {}", net.describe()),
+        None if !use_network => "evaluation hand-written (UseNetwork is false)".to_string(),
+        None => "evaluation hand-written (no network for this game and ruleset)".to_string(),
+    }
+}
+
+/// `eval`: the evaluation in use, then each seat's value by it (with a
+/// network, each seat's chance too: its expected score with one head,
+/// its chance to win with one head a seat).
+pub fn eval(
+    session: &dyn EngineSession,
+    net: Option<&Arc<Network>>,
+    use_network: bool,
+) -> Vec<Reply> {
+    let mut replies = vec![Reply::Line(evaluation_in_use(
+        net.map(|n| &**n),
+        use_network,
+    ))];
+    match net {
+        Some(net) => {
+            for (seat, chance, value) in session.network_view(net) {
+                replies.push(Reply::Line(format!(
+                    "seat {} chance {chance:.4} value {value}",
+                    session.seat_letter_of(seat)
+                )));
+            }
+        }
+        None => {
+            for (seat, value) in session.hand_values() {
+                replies.push(Reply::Line(format!(
+                    "seat {} value {value}",
+                    session.seat_letter_of(seat)
+                )));
+            }
+        }
     }
     replies
 }

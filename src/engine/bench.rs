@@ -17,6 +17,7 @@ use std::sync::Arc;
 use std::time::Instant;
 
 use crate::session::{EngineSession, Entry};
+use menagerie_nnue::Network;
 use menagerie_rules::catalogue;
 use menagerie_search::time::Request;
 use menagerie_search::{Limits, Settings, Shared, Silent};
@@ -122,6 +123,21 @@ fn measured(kind: MeasureKind, subject: Vec<String>, values: &[(&str, String)]) 
     })
 }
 
+/// The network a new engine uses for this game and ruleset: the built-in
+/// one where it fits.
+pub fn default_network(session: &dyn EngineSession) -> Option<Arc<Network>> {
+    menagerie_nnue::builtin::network(session.game_id())
+        .filter(|net| session.network_fits(net).is_ok())
+}
+
+/// How `bench` names an evaluation: the network's input set and checksum,
+/// or `hand`.
+fn evaluation_name(net: Option<&Network>) -> String {
+    net.map_or("hand".to_string(), |n| {
+        format!("{}:{:08x}", n.input_set, n.checksum())
+    })
+}
+
 /// Total nodes of `bench search`, the signature, and the milliseconds.
 pub fn search_signature(stop: &Arc<AtomicBool>, mut out: Option<Sink>) -> (u64, u128) {
     let mut total = 0;
@@ -134,9 +150,11 @@ pub fn search_signature(stop: &Arc<AtomicBool>, mut out: Option<Sink>) -> (u64, 
         let shared = Shared::try_with_stop(16, Arc::clone(stop)).expect("16 MiB for bench");
         // One thread and no solved tables: the signature measures the
         // searches themselves and never depends on timing.
+        let network = default_network(session.as_ref());
         let settings = Settings {
             threads: 1,
             exact: false,
+            network: network.clone(),
             ..Settings::default()
         };
         let result = session.search(&Limits::depth(case.depth), &shared, &settings, &mut Silent);
@@ -149,6 +167,7 @@ pub fn search_signature(stop: &Arc<AtomicBool>, mut out: Option<Sink>) -> (u64, 
                     ("depth", case.depth.to_string()),
                     ("nodes", result.nodes.to_string()),
                     ("bestmove", result.best.unwrap_or_else(|| "(none)".into())),
+                    ("eval", evaluation_name(network.as_deref())),
                 ],
             ));
         }
@@ -275,6 +294,7 @@ fn threads_bench(threads: u32, stop: &Arc<AtomicBool>, out: Sink) {
             let settings = Settings {
                 threads: count as usize,
                 exact: false,
+                network: default_network(session.as_ref()),
                 ..Settings::default()
             };
             let request = Request {

@@ -33,7 +33,7 @@ struct Args {
     /// stdin: one per argument, or, when no argument has a blank in it and
     /// the first is a command that takes arguments (go, perft, bench,
     /// position, move, newgame, setoption, query, solve, tables,
-    /// selfplay), all of them as one
+    /// selfplay, dataset), all of them as one
     /// line. The first command that fails ends the run with status 1.
     lines: Vec<String>,
 

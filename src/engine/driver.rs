@@ -40,6 +40,7 @@ use crate::options::{self, OptionError, Setting, HASH, MOVE_OVERHEAD};
 use crate::output::Output;
 use crate::session::{EngineSession, Entry, GAMES};
 use crate::worker::{self, Job};
+use menagerie_nnue::{Network, NetworkError};
 use menagerie_rules::catalogue;
 use menagerie_rules::game::session::PositionError;
 use menagerie_rules::game::Status;
@@ -145,6 +146,11 @@ struct Engine {
     /// The one stop signal of every job.
     stop: Arc<AtomicBool>,
     settings: Settings,
+    /// Network files chosen by `EvalFile`, by game; the others use their
+    /// built-in network.
+    networks: HashMap<&'static str, Arc<Network>>,
+    /// Whether searches use the learned evaluation (`UseNetwork`).
+    use_network: bool,
     move_overhead_ms: u64,
     /// The ruleset words of each game, as `UCI_Variant` and the
     /// `<game>.<key>` options (or the last `newgame`) chose them.
@@ -265,6 +271,8 @@ impl Engine {
             ),
             stop,
             settings: options::default_settings(),
+            networks: HashMap::new(),
+            use_network: true,
             move_overhead_ms: MOVE_OVERHEAD.default,
             rules: HashMap::new(),
             ugi: false,
@@ -592,6 +600,22 @@ impl Engine {
                     }
                 }
             }
+            Command::Dataset { words } => match crate::dataset::parse_words(&words) {
+                Err(e) => self.error(name, e),
+                Ok(job) => {
+                    self.arm_stop(false);
+                    let job = Job::Dataset {
+                        job,
+                        stop: Arc::clone(&self.stop),
+                    };
+                    self.start(job, Busy::Work);
+                }
+            },
+            Command::Eval => {
+                let net = self.network();
+                let replies = answers::eval(self.session.as_ref(), net.as_ref(), self.use_network);
+                self.out.replies(&replies);
+            }
             Command::SelfPlay { game, words } => match crate::selfplay::parse_words(&words) {
                 Err(e) => self.error(name, e),
                 Ok((job, ruleset)) => {
@@ -686,7 +710,7 @@ impl Engine {
     fn setup(&mut self, prepare: bool) {
         let job = Job::Setup {
             session: prepare.then(|| self.session.boxed()),
-            settings: self.settings,
+            settings: self.search_settings(),
             shared: Arc::clone(&self.shared),
         };
         self.start(job, Busy::Setup);
@@ -743,6 +767,8 @@ impl Engine {
             Setting::MultiSeat(m) => self.settings.multi_seat = m,
             Setting::TablePath(dir) => menagerie_tables::probe::set_directory(dir),
             Setting::UseTables(on) => self.settings.exact = on,
+            Setting::UseNetwork(on) => self.use_network = on,
+            Setting::EvalFile { game, path } => self.set_eval_file(game, path)?,
             Setting::Seed(n) => {
                 self.settings.seed = n;
                 self.chance = Rng::new(n);
@@ -753,6 +779,84 @@ impl Engine {
             Setting::Rule { game, word } => self.switch_to(game, Some(word)),
         }
         Ok(())
+    }
+
+    /// `EvalFile` or `<game>.EvalFile`: the network of `path` for its game
+    /// (the one the option names, which the file must be of, or the one
+    /// the file names), after it loads and fits that game and its ruleset
+    /// as last chosen; `None`: the game's built-in network again.
+    /// Anything wrong leaves every network as it was.
+    fn set_eval_file(
+        &mut self,
+        game: Option<&'static Entry>,
+        path: Option<std::path::PathBuf>,
+    ) -> Result<(), OptionError> {
+        let Some(path) = path else {
+            let id = game.map_or(self.session.game_id(), |g| g.id);
+            self.networks.remove(id);
+            if id == self.session.game_id() {
+                self.say_network();
+            }
+            return Ok(());
+        };
+        let shown = path.display().to_string();
+        let refuse = |e| OptionError::Network(shown.clone(), e);
+        let net = Network::load(&path).map_err(refuse)?;
+        let entry = match game {
+            Some(entry) if entry.id != net.game => {
+                return Err(refuse(NetworkError::Game(net.game.clone())))
+            }
+            Some(entry) => entry,
+            None => catalogue::find(self.options.games, &net.game)
+                .ok_or_else(|| refuse(NetworkError::Game(net.game.clone())))?,
+        };
+        if entry.id == self.session.game_id() {
+            self.session.network_fits(&net).map_err(refuse)?;
+        } else {
+            let words = self.rules.get(entry.id).cloned().unwrap_or_default();
+            let session = entry
+                .session(&words)
+                .expect("remembered ruleset words are the game's own");
+            session.network_fits(&net).map_err(refuse)?;
+        }
+        let describe = net.describe();
+        self.networks.insert(entry.id, Arc::new(net));
+        if entry.id == self.session.game_id() {
+            self.say_network();
+        } else {
+            self.reply(Reply::Remark(format!(
+                "evaluation network {describe} for {}",
+                entry.id
+            )));
+        }
+        Ok(())
+    }
+
+    /// The network searches of the current game and ruleset use, if any.
+    fn network(&self) -> Option<Arc<Network>> {
+        if !self.use_network {
+            return None;
+        }
+        let game = self.session.game_id();
+        let net = match self.networks.get(game) {
+            Some(net) => net.clone(),
+            None => menagerie_nnue::builtin::network(game)?,
+        };
+        self.session.network_fits(&net).is_ok().then_some(net)
+    }
+
+    /// The settings of a search of the current game: the network chosen.
+    fn search_settings(&self) -> Settings {
+        Settings {
+            network: self.network(),
+            ..self.settings.clone()
+        }
+    }
+
+    /// One line naming the evaluation searches of the current game use.
+    fn say_network(&mut self) {
+        let text = answers::evaluation_in_use(self.network().as_deref(), self.use_network);
+        self.reply(Reply::Remark(text));
     }
 
     /// Chooses `game` (after changing one ruleset option of it): a new
@@ -804,7 +908,7 @@ impl Engine {
             session: self.session.boxed(),
             limits,
             shared: Arc::clone(&self.shared),
-            settings: self.settings,
+            settings: self.search_settings(),
         };
         self.start(job, Busy::Search { unbounded });
     }

@@ -58,9 +58,10 @@ pub fn send_lines(lines: Vec<String>, events: &SyncSender<Event>) {
 /// line (`go perft 3`, `bench playouts 1000`, Stockfish's habit), and
 /// commands without arguments stay apart (`uci isready`).
 pub fn command_lines(args: Vec<String>) -> Vec<String> {
-    const TAKES_ARGUMENTS: [&str; 11] = [
+    const TAKES_ARGUMENTS: [&str; 12] = [
         "tables",
         "selfplay",
+        "dataset",
         "solve",
         "go",
         "perft",

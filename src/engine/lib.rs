@@ -18,6 +18,7 @@ mod answers;
 pub mod bench;
 mod channel;
 pub mod cli;
+pub mod dataset;
 pub mod driver;
 mod error;
 mod input;

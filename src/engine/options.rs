@@ -65,6 +65,14 @@ pub const DEFAULT_TABLE_PATH: &str = "<cache>";
 /// Whether the search plays from endgame tables where it has them.
 pub const USE_TABLES: &str = "UseTables";
 
+/// The network file of the current game, as Stockfish's `EvalFile`.
+pub const EVAL_FILE: &str = "EvalFile";
+/// `EvalFile`'s value for the game's built-in network.
+pub const DEFAULT_EVAL_FILE: &str = "<default>";
+/// Whether the search uses the learned evaluation where the game has one
+/// (false: the hand-written one, which the greedy player always uses).
+pub const USE_NETWORK: &str = "UseNetwork";
+
 /// The option that chooses the game, named as Fairy-Stockfish names it.
 pub const VARIANT: &str = "UCI_Variant";
 
@@ -108,6 +116,16 @@ pub fn listed(ugi: bool, catalogue: &[Entry]) -> Vec<OptionLine> {
         name: USE_TABLES.to_string(),
         kind: OptionKind::Check { default: true },
     });
+    lines.push(OptionLine {
+        name: EVAL_FILE.to_string(),
+        kind: OptionKind::String {
+            default: DEFAULT_EVAL_FILE.to_string(),
+        },
+    });
+    lines.push(OptionLine {
+        name: USE_NETWORK.to_string(),
+        kind: OptionKind::Check { default: true },
+    });
     let games: Vec<&Entry> = catalogue.iter().filter(|g| !ugi || in_ugi(g)).collect();
     lines.push(OptionLine {
         name: VARIANT.to_string(),
@@ -145,6 +163,8 @@ pub enum OptionError {
     NeedsChoice(&'static str, String),
     /// The table size the machine cannot give, and why.
     NoMemory(menagerie_search::tt::TableError),
+    /// A network file that cannot serve the current game: the file and why.
+    Network(String, menagerie_nnue::NetworkError),
     /// Not a game id, or (`ugi`) a game UGI cannot play; the games that
     /// could be chosen.
     Variant {
@@ -165,7 +185,7 @@ impl fmt::Display for OptionError {
         match self {
             OptionError::Unknown(name) => write!(
                 f,
-                "unknown option '{}' (known: {}, {MULTI_SEAT}, {TABLE_PATH}, {USE_TABLES}, {VARIANT}, <game>.<ruleset option>)",
+                "unknown option '{}' (known: {}, {MULTI_SEAT}, {TABLE_PATH}, {USE_TABLES}, {EVAL_FILE}, {USE_NETWORK}, {VARIANT}, <game>.<ruleset option>)",
                 Clipped(name),
                 SPINS.iter().map(|s| s.name).collect::<Vec<_>>().join(", ")
             ),
@@ -213,6 +233,11 @@ impl fmt::Display for OptionError {
                 write!(f, "option {name} needs 'value <{allowed}>'")
             }
             OptionError::NoMemory(e) => write!(f, "option Hash: {e}; the table keeps its size"),
+            OptionError::Network(file, e) => write!(
+                f,
+                "option {EVAL_FILE}: {}: {e}; the engine keeps its network",
+                Clipped(file)
+            ),
         }
     }
 }
@@ -230,6 +255,14 @@ pub enum Setting {
     /// `None`: the default folder.
     TablePath(Option<std::path::PathBuf>),
     UseTables(bool),
+    /// A network file (`None`: the built-in network) for `game` (from
+    /// `<game>.EvalFile`), or for the game the file names (`EvalFile`;
+    /// the current game for `<default>`).
+    EvalFile {
+        game: Option<&'static Entry>,
+        path: Option<std::path::PathBuf>,
+    },
+    UseNetwork(bool),
     /// A tuning weight, already set (they are process-wide).
     Tuned,
     Variant(&'static Entry),
@@ -281,17 +314,17 @@ pub fn parse(
         ));
     }
     if name.eq_ignore_ascii_case(USE_TABLES) {
-        let text =
-            value.ok_or_else(|| OptionError::NeedsChoice(USE_TABLES, "true|false".into()))?;
-        return match text.to_ascii_lowercase().as_str() {
-            "true" => Ok(Setting::UseTables(true)),
-            "false" => Ok(Setting::UseTables(false)),
-            _ => Err(OptionError::RuleValue {
-                option: USE_TABLES.to_string(),
-                value: text.to_string(),
-                allowed: "true|false".to_string(),
-            }),
-        };
+        return check(USE_TABLES, value).map(Setting::UseTables);
+    }
+    if name.eq_ignore_ascii_case(USE_NETWORK) {
+        return check(USE_NETWORK, value).map(Setting::UseNetwork);
+    }
+    if name.eq_ignore_ascii_case(EVAL_FILE) {
+        let text = value.ok_or_else(|| OptionError::NeedsChoice(EVAL_FILE, "file".into()))?;
+        return Ok(Setting::EvalFile {
+            game: None,
+            path: (text != DEFAULT_EVAL_FILE).then(|| text.into()),
+        });
     }
     if let Some(setting) = rule(name, value, games)? {
         return Ok(setting);
@@ -338,6 +371,20 @@ pub fn parse(
     })
 }
 
+/// The value of a check option `name`.
+fn check(name: &'static str, value: Option<&str>) -> Result<bool, OptionError> {
+    let text = value.ok_or_else(|| OptionError::NeedsChoice(name, "true|false".into()))?;
+    match text.to_ascii_lowercase().as_str() {
+        "true" => Ok(true),
+        "false" => Ok(false),
+        _ => Err(OptionError::RuleValue {
+            option: name.to_string(),
+            value: text.to_string(),
+            allowed: "true|false".to_string(),
+        }),
+    }
+}
+
 /// `<game>.<key>` with a value the game's option has.
 fn rule(
     name: &str,
@@ -350,6 +397,13 @@ fn rule(
     let Some(game) = games.iter().find(|g| g.id.eq_ignore_ascii_case(id)) else {
         return Ok(None);
     };
+    if key.eq_ignore_ascii_case(EVAL_FILE) {
+        let text = value.ok_or_else(|| OptionError::NeedsChoice(EVAL_FILE, "file".into()))?;
+        return Ok(Some(Setting::EvalFile {
+            game: Some(game),
+            path: (text != DEFAULT_EVAL_FILE).then(|| text.into()),
+        }));
+    }
     let Some(option) = game
         .options
         .iter()

@@ -5,10 +5,12 @@
 //! [`Searching`].
 
 use std::sync::atomic::AtomicBool;
+use std::sync::Arc;
 
+use menagerie_nnue::{Evaluator, Network, NetworkError};
 use menagerie_rules::catalogue::{self, Attach, GameEntry};
 use menagerie_rules::game::session::{DynSession, Session};
-use menagerie_rules::game::Game;
+use menagerie_rules::game::{Game, Seat};
 use menagerie_search as search;
 use menagerie_wire::Reply;
 
@@ -61,6 +63,14 @@ pub trait EngineSession: DynSession {
         settings: &search::Settings,
         reporter: &mut dyn search::Reporter,
     ) -> search::SearchResult<String>;
+    /// Whether `net` can evaluate this game under this ruleset.
+    fn network_fits(&self, net: &Network) -> Result<(), NetworkError>;
+    /// What `net` says of the position: each seat in play with its
+    /// chance (expected score with one head) and its value in search
+    /// units, seats in the game's order.
+    fn network_view(&self, net: &Arc<Network>) -> Vec<(Seat, f64, i32)>;
+    /// The hand-written evaluation of the position for each seat in play.
+    fn hand_values(&self) -> Vec<(Seat, i32)>;
     /// Builds what searches of this game want before a clock runs.
     fn prepare_search(&self, settings: &search::Settings, reporter: &mut dyn search::Reporter);
     /// The exact value of the position and of each legal move where it is
@@ -80,6 +90,15 @@ pub trait EngineSession: DynSession {
         stop: &AtomicBool,
         say: &mut dyn FnMut(Reply),
     ) -> Result<(), crate::selfplay::SelfPlayError>;
+    /// Writes the positions of a self-play file of this session's game
+    /// and ruleset as training data.
+    fn dataset(
+        &self,
+        job: &crate::dataset::DatasetJob,
+        data: &crate::selfplay_file::DataFile,
+        stop: &AtomicBool,
+        say: &mut dyn FnMut(Reply),
+    ) -> Result<(), crate::dataset::DatasetError>;
     /// Builds, verifies or lists the endgame tables of this session's
     /// ruleset.
     fn tables(
@@ -119,6 +138,31 @@ impl<G: Game> EngineSession for Session<G> {
         search::prepare(self, settings, reporter)
     }
 
+    fn network_fits(&self, net: &Network) -> Result<(), NetworkError> {
+        net.fits(G::ID, self.ruleset(), G::INPUT_SET)
+    }
+
+    fn hand_values(&self) -> Vec<(Seat, i32)> {
+        let position = self.position();
+        position
+            .seats()
+            .iter()
+            .map(|&s| (s, position.evaluate_for(s)))
+            .collect()
+    }
+
+    fn network_view(&self, net: &Arc<Network>) -> Vec<(Seat, f64, i32)> {
+        let mut evaluator = Evaluator::new(net.clone());
+        let position = self.position();
+        let chances = evaluator.chances(position);
+        let values = evaluator.values(position);
+        position
+            .seats()
+            .iter()
+            .map(|&s| (s, chances[s as usize], values[s as usize]))
+            .collect()
+    }
+
     fn solve(
         &self,
         stop: &AtomicBool,
@@ -151,6 +195,16 @@ impl<G: Game> EngineSession for Session<G> {
         say: &mut dyn FnMut(Reply),
     ) -> Result<(), crate::selfplay::SelfPlayError> {
         crate::selfplay::run(self, job, stop, say)
+    }
+
+    fn dataset(
+        &self,
+        job: &crate::dataset::DatasetJob,
+        data: &crate::selfplay_file::DataFile,
+        stop: &AtomicBool,
+        say: &mut dyn FnMut(Reply),
+    ) -> Result<(), crate::dataset::DatasetError> {
+        crate::dataset::run(self, job, data, stop, say)
     }
 
     fn tables(

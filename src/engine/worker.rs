@@ -44,6 +44,10 @@ pub enum Job {
         job: crate::selfplay::SelfPlayJob,
         stop: Arc<AtomicBool>,
     },
+    Dataset {
+        job: crate::dataset::DatasetJob,
+        stop: Arc<AtomicBool>,
+    },
     Tables {
         session: Box<dyn EngineSession>,
         job: crate::tables_command::TablesJob,
@@ -189,6 +193,11 @@ fn execute(job: Job, out: &Output) -> bool {
         Job::SelfPlay { session, job, stop } => {
             if let Err(e) = session.selfplay(&job, &stop, &mut |reply| out.reply(&reply)) {
                 out.error("selfplay", &e);
+            }
+        }
+        Job::Dataset { job, stop } => {
+            if let Err(e) = crate::dataset::start(&job, &stop, &mut |reply| out.reply(&reply)) {
+                out.error("dataset", &e);
             }
         }
         Job::Tables { session, job, stop } => {

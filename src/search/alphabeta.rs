@@ -14,7 +14,7 @@ use menagerie_tables::Exact;
 use super::{
     outcome_score, threads, Budget, Limits, Reporter, Score, SearchResult, Settings, Shared, Watch,
 };
-use super::{DECIDED, MAX_PLY, WIN};
+use super::{Evaluation, DECIDED, MAX_PLY, WIN};
 use menagerie_rules::game::session::Session;
 use menagerie_rules::game::Game;
 
@@ -40,6 +40,7 @@ pub fn search<G: Game>(
         |budget, reporter| {
             let mut worker = Worker::new(session, budget);
             worker.exact = exact.clone();
+            worker.eval = Evaluation::new::<G>(settings.network.as_ref());
             deepening::iterate(&mut worker, reporter)
         },
     );
@@ -101,6 +102,8 @@ struct Worker<'a, G: Game> {
     iteration: Iteration<G::Move>,
     /// Exact knowledge of the game and ruleset, if any and used.
     exact: Option<Exact<G>>,
+    /// The value at the horizon.
+    eval: Evaluation,
 }
 
 impl<'a, G: Game> Deepening<'a> for Worker<'a, G> {
@@ -149,6 +152,7 @@ impl<'a, G: Game> Worker<'a, G> {
                 moves.len()
             }),
             exact: None,
+            eval: Evaluation::Hand,
         }
     }
 
@@ -416,7 +420,7 @@ impl<'a, G: Game> Worker<'a, G> {
         let at_cap = ply >= MAX_PLY - 2 || qply >= MAX_QUIESCENCE_PLY;
         if !forced || at_cap {
             self.iteration.horizon = true;
-            best = self.position.evaluate();
+            best = self.eval.value(&self.position);
             if best >= beta || at_cap {
                 self.lists[ply] = moves;
                 return best;

@@ -17,8 +17,8 @@ use super::tt::{Bound, Entry};
 use std::sync::atomic::AtomicBool;
 
 use super::{
-    greedy_move, threads, Budget, Limits, MultiSeat, Reporter, Score, SearchResult, Settings,
-    Shared, Watch, MAX_PLY,
+    greedy_move, threads, Budget, Evaluation, Limits, MultiSeat, Reporter, Score, SearchResult,
+    Settings, Shared, Watch, MAX_PLY,
 };
 use menagerie_rules::game::session::Session;
 use menagerie_rules::game::{Game, Outcome, Seat, MAX_SEATS};
@@ -59,6 +59,7 @@ pub fn search<G: Game>(
         reporter,
         |budget, reporter| {
             let mut worker = Worker::new(session, budget, method, settings.seed);
+            worker.eval = Evaluation::new::<G>(settings.network.as_ref());
             deepening::iterate(&mut worker, reporter)
         },
     )
@@ -131,6 +132,8 @@ struct Worker<'a, G: Game> {
     /// [`MultiSeat::Greedy`] models.
     root_history_len: usize,
     seed: u64,
+    /// The value at the horizon and in the move filter.
+    eval: Evaluation,
 }
 
 impl<'a, G: Game> Deepening<'a> for Worker<'a, G> {
@@ -191,6 +194,7 @@ impl<'a, G: Game> Worker<'a, G> {
                 session.legal(&mut moves);
                 moves.len()
             }),
+            eval: Evaluation::Hand,
         }
     }
 
@@ -267,8 +271,8 @@ impl<'a, G: Game> Worker<'a, G> {
 
     fn evaluate(&mut self) -> i32 {
         self.iteration.horizon = true;
-        self.position
-            .evaluate_for(self.root)
+        self.eval
+            .value_for(&self.position, self.root)
             .clamp(-CERTAIN + 1, CERTAIN - 1)
     }
 
@@ -561,7 +565,7 @@ impl<'a, G: Game> Worker<'a, G> {
             let mv = moves[i];
             let keep = key == i32::MAX || self.position.is_capture(mv);
             let undo = self.position.play(mv);
-            let score = self.position.evaluate_for(self.root);
+            let score = self.eval.value_for(&self.position, self.root);
             self.position.undo(mv, undo);
             scored.push((if maximizing { score } else { -score }, i, keep));
         }

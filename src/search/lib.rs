@@ -23,6 +23,7 @@ pub mod mcts;
 pub mod skill;
 pub mod time;
 pub mod tt;
+pub mod value;
 
 use std::fmt;
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
@@ -32,7 +33,9 @@ use std::time::Instant;
 use menagerie_rules::game::session::Session;
 use menagerie_rules::game::{Game, Outcome, Seat};
 
+pub use menagerie_nnue::Network;
 pub use time::Limits;
+pub use value::Evaluation;
 
 /// Scores inside the search: centipawn-like, with wins near `WIN`.
 pub const WIN: i32 = 1_000_000;
@@ -190,7 +193,7 @@ impl Shared {
 }
 
 /// Engine settings that shape the search.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[derive(Clone, Debug, PartialEq, Eq)]
 pub struct Settings {
     pub threads: usize,
     /// 0 (random) to 20 (full strength), see [`skill`].
@@ -202,6 +205,10 @@ pub struct Settings {
     pub exact: bool,
     /// How a search over more than two seats models the other seats.
     pub multi_seat: MultiSeat,
+    /// The learned evaluation of the game searched, if it has one and it
+    /// is chosen; `None`: the hand-written one ([`Game::evaluate`]).
+    /// The engine sets it for the game and ruleset in play.
+    pub network: Option<Arc<Network>>,
 }
 
 /// How a search over more than two seats models the seats other than the
@@ -270,6 +277,7 @@ impl Default for Settings {
             exact: true,
             // Measured best at 3 and 4 seats (tools/multiseat-study.md).
             multi_seat: MultiSeat::BestReply,
+            network: None,
         }
     }
 }

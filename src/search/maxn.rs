@@ -12,7 +12,8 @@ use std::sync::atomic::AtomicBool;
 
 use super::deepening::{self, Deepening, Iteration};
 use super::{
-    threads, Budget, Limits, Reporter, Score, SearchResult, Settings, Shared, Watch, MAX_PLY,
+    threads, Budget, Evaluation, Limits, Reporter, Score, SearchResult, Settings, Shared, Watch,
+    MAX_PLY,
 };
 use menagerie_rules::game::session::Session;
 use menagerie_rules::game::{Game, Outcome, Seat, MAX_SEATS};
@@ -40,7 +41,11 @@ pub fn search<G: Game>(
         shared,
         settings,
         reporter,
-        |budget, reporter| deepening::iterate(&mut Worker::new(session, budget), reporter),
+        |budget, reporter| {
+            let mut worker = Worker::new(session, budget);
+            worker.eval = Evaluation::new::<G>(settings.network.as_ref());
+            deepening::iterate(&mut worker, reporter)
+        },
     )
 }
 
@@ -77,6 +82,8 @@ struct Worker<'a, G: Game> {
     orders: Vec<Vec<(i32, usize)>>,
     /// The current iteration's root bookkeeping.
     iteration: Iteration<G::Move>,
+    /// The values at the horizon and in the move filter.
+    eval: Evaluation,
 }
 
 impl<'a, G: Game> Deepening<'a> for Worker<'a, G> {
@@ -129,6 +136,7 @@ impl<'a, G: Game> Worker<'a, G> {
                 .map(|_| Vec::with_capacity(64))
                 .collect(),
             iteration: Iteration::new(2 * MAX_PLY + 2, moves.len()),
+            eval: Evaluation::Hand,
         }
     }
 
@@ -148,14 +156,9 @@ impl<'a, G: Game> Worker<'a, G> {
 
     fn evaluate(&mut self) -> Values {
         self.iteration.horizon = true;
-        let mut values = [0; MAX_SEATS];
-        for &seat in self.position.seats() {
-            values[seat as usize] = self
-                .position
-                .evaluate_for(seat)
-                .clamp(-CERTAIN + 1, CERTAIN - 1);
-        }
-        values
+        self.eval
+            .values(&self.position)
+            .map(|v| v.clamp(-CERTAIN + 1, CERTAIN - 1))
     }
 
     fn value(&mut self, depth: i32, ply: usize) -> Values {
@@ -210,7 +213,7 @@ impl<'a, G: Game> Worker<'a, G> {
         order.clear();
         for (i, &mv) in moves.iter().enumerate() {
             let undo = self.position.play(mv);
-            let own = self.position.evaluate_for(mover);
+            let own = self.eval.value_for(&self.position, mover);
             self.position.undo(mv, undo);
             let key = if self.position.is_capture(mv) {
                 i32::MAX

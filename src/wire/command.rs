@@ -17,7 +17,7 @@ use nom::character::complete::{
 };
 use nom::combinator::{cut, eof, map, opt, peek, recognize, rest, verify};
 use nom::error::{ContextError, ErrorKind, FromExternalError, ParseError as NomParseError};
-use nom::multi::{many0, separated_list1};
+use nom::multi::{many0, many1, separated_list1};
 use nom::sequence::{preceded, terminated};
 use nom::{Err as NomErr, IResult, Parser};
 
@@ -139,6 +139,13 @@ pub enum Command {
     Stop,
     Quit,
     Display,
+    /// `eval`: the evaluation in use and what it says of the position.
+    Eval,
+    /// `dataset <in> out=PATH`: the positions of a self-play file as a
+    /// network's training data.
+    Dataset {
+        words: Vec<String>,
+    },
     Legal,
     /// `solve [nodes N] [memory MIB] [checkpoint PATH]`: for positions
     /// that no table holds, a proof search's node budget, the memory its
@@ -429,10 +436,23 @@ fn selfplay(input: &str) -> Res<'_, Command> {
     ))
 }
 
+fn dataset(input: &str) -> Res<'_, Command> {
+    let (input, words) = many1(preceded(multispace1, token)).parse(input)?;
+    let (input, _) = end(input)?;
+    Ok((
+        input,
+        Command::Dataset {
+            words: words.into_iter().map(String::from).collect(),
+        },
+    ))
+}
+
 fn command(input: &str) -> Res<'_, Command> {
     alt((
         arm("tables", tables),
         arm("selfplay", selfplay),
+        arm("dataset", expect("a self-play file and out=PATH", dataset)),
+        bare("eval", Command::Eval),
         first_commands,
     ))
     .parse(input)
@@ -854,6 +874,7 @@ impl Command {
         match self {
             Command::Stop | Command::Quit | Command::IsReady => Class::Control,
             Command::Display
+            | Command::Eval
             | Command::Legal
             | Command::Query(_)
             | Command::Help
@@ -872,7 +893,8 @@ impl Command {
             | Command::Roll
             | Command::Bench(_)
             | Command::Tables { .. }
-            | Command::SelfPlay { .. } => Class::State,
+            | Command::SelfPlay { .. }
+            | Command::Dataset { .. } => Class::State,
         }
     }
 
@@ -896,6 +918,8 @@ impl Command {
             Command::Stop => "stop",
             Command::Quit => "quit",
             Command::Display => "d",
+            Command::Eval => "eval",
+            Command::Dataset { .. } => "dataset",
             Command::Legal => "legal",
             Command::Solve { .. } => "solve",
             Command::Roll => "roll",
@@ -948,6 +972,8 @@ impl fmt::Display for Command {
             Command::Stop => f.write_str("stop"),
             Command::Quit => f.write_str("quit"),
             Command::Display => f.write_str("d"),
+            Command::Eval => f.write_str("eval"),
+            Command::Dataset { words } => write!(f, "dataset {}", words.join(" ")),
             Command::Legal => f.write_str("legal"),
             Command::Solve {
                 nodes,
@@ -1067,6 +1093,7 @@ mod tests {
         assert_eq!(parse("  isready  "), Command::IsReady);
         assert_eq!(parse("ucinewgame"), Command::UciNewGame);
         assert_eq!(parse("d"), Command::Display);
+        assert_eq!(parse("eval"), Command::Eval);
         assert_eq!(parse_line("   ").unwrap(), None);
     }
 

@@ -17,6 +17,7 @@ mod hdk;
 mod kilkenny;
 mod layers;
 mod multiseat;
+mod network;
 mod new_game;
 mod os;
 mod perft;

@@ -7,6 +7,7 @@
 //! file plus one line in [`crate::catalogue`].
 
 pub mod endgame;
+pub mod inputs;
 pub mod perft;
 pub mod playout;
 pub mod ruleset;
@@ -284,6 +285,24 @@ pub trait Game: Clone + PartialEq + Eq + fmt::Debug + fmt::Display + Send + Sync
     /// than any table cost a count, not a numbering.
     fn table_slice(&self) -> Option<endgame::Slice> {
         self.table_key().map(|key| key.slice)
+    }
+
+    /// The inputs of a learned evaluation ([`inputs`]); `None`, the
+    /// default, for a game without one (the search then uses
+    /// [`Game::evaluate`]).
+    const INPUT_SET: Option<inputs::InputSet> = None;
+
+    /// Fills `out` with this position's inputs of [`Game::INPUT_SET`],
+    /// seen from the side to move, and sorts them ([`inputs::Inputs::finish`]).
+    fn inputs(&self, out: &mut inputs::Inputs) {
+        out.clear();
+    }
+
+    /// The seat a network's value head speaks for (see
+    /// [`inputs::InputSet::heads`]), or `None` for a head of a seat not in
+    /// play: by default one head, the side to move's.
+    fn head_seat(&self, head: usize) -> Option<Seat> {
+        (head == 0).then(|| self.side())
     }
 
     /// Index of a move for history tables, below [`Game::MOVE_KEYS`].

@@ -42,6 +42,9 @@ pub enum Broken {
     StatusDiffers,
     DrawRuleOverDecision,
     NoMovesButOngoing,
+    /// A learned evaluation's inputs: out of order, repeated, out of the
+    /// input set's range, or the heads do not name each seat in play once.
+    Inputs(String),
 }
 
 impl fmt::Display for Broken {
@@ -96,6 +99,7 @@ impl fmt::Display for Broken {
             Broken::StatusDiffers => f.write_str("status differs between session and history"),
             Broken::DrawRuleOverDecision => f.write_str("a draw rule overrode a decisive result"),
             Broken::NoMovesButOngoing => f.write_str("no moves but ongoing"),
+            Broken::Inputs(what) => write!(f, "network inputs: {what}"),
         }
     }
 }
@@ -183,6 +187,49 @@ pub fn random_play<G: Game>(
     Ok(stats)
 }
 
+/// The inputs of [`Game::INPUT_SET`] are strictly ascending and in range,
+/// the same for a copy of the position, and the heads name every seat in
+/// play exactly once (a single head: the side to move).
+fn check_inputs<G: Game>(position: &G) -> Result<(), Broken> {
+    let Some(set) = G::INPUT_SET else {
+        return Ok(());
+    };
+    let mut inputs = super::inputs::Inputs::new();
+    position.inputs(&mut inputs);
+    let list = inputs.as_slice();
+    if list.windows(2).any(|w| w[0] >= w[1]) {
+        return Err(Broken::Inputs(format!("not strictly ascending: {list:?}")));
+    }
+    if list.iter().any(|&i| i as usize >= set.inputs) {
+        return Err(Broken::Inputs(format!(
+            "past {} inputs: {list:?}",
+            set.inputs
+        )));
+    }
+    let mut again = super::inputs::Inputs::new();
+    position.clone().inputs(&mut again);
+    if again != inputs {
+        return Err(Broken::Inputs("a copy has other inputs".into()));
+    }
+    let mut named: Vec<Seat> = (0..set.heads)
+        .filter_map(|h| position.head_seat(h))
+        .collect();
+    named.sort_unstable();
+    // One head speaks for the mover; the other seat has the rest.
+    let mut seats = if set.heads == 1 {
+        vec![position.side()]
+    } else {
+        position.seats().to_vec()
+    };
+    seats.sort_unstable();
+    if named != seats {
+        return Err(Broken::Inputs(format!(
+            "heads name seats {named:?}, in play {seats:?}"
+        )));
+    }
+    Ok(())
+}
+
 fn check_position<G: Game>(session: &Session<G>) -> Result<(), Broken> {
     let position = session.position();
     let copy = position.clone();
@@ -202,6 +249,8 @@ fn check_position<G: Game>(session: &Session<G>) -> Result<(), Broken> {
     if parsed.to_string() != text {
         return Err(Broken::NotationReprinted);
     }
+
+    check_inputs(position)?;
 
     let mut moves = Vec::new();
     position.generate(&mut moves);

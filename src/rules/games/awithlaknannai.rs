@@ -15,6 +15,7 @@ mod numbering;
 
 use crate::bits::{nth_one_wide, ones as bits, ByteTables};
 use crate::game::endgame::{Endgame, Slice, TableKey};
+use crate::game::inputs::{InputSet, Inputs};
 use crate::game::{Game, OptionSpec, Outcome, Ruleset, Seat};
 use crate::notation::{
     parse_board, parse_points, resolve_points, write_row, FieldReader, MoveSyntaxError,
@@ -43,6 +44,16 @@ const fn top(i: usize) -> u8 {
 }
 const fn bottom(i: usize) -> u8 {
     17 + i as u8
+}
+
+/// The point a half turn of the board takes `p` to: the middle row
+/// reversed, the top and bottom rows reversed and swapped.
+const fn half_turn(p: u8) -> usize {
+    if p < 9 {
+        8 - p as usize
+    } else {
+        33 - p as usize
+    }
 }
 
 /// (file index 0..16, rank 1..3) of a point.
@@ -793,6 +804,32 @@ impl Game for Awithlaknannai {
 
     fn is_capture(&self, mv: AwMove) -> bool {
         mv.is_leap()
+    }
+
+    /// Each man by owner (mover or other) and point, the board turned
+    /// half round when Black moves, so that the mover always starts from
+    /// the bottom row (the board and the start are symmetric under that
+    /// turn); and one input for the no-progress clock past half its limit.
+    const INPUT_SET: Option<InputSet> = Some(InputSet {
+        name: "awithlaknannai-mosona/men-1",
+        inputs: 2 * POINTS + 1,
+        heads: 1,
+        covers: &[],
+    });
+
+    fn inputs(&self, out: &mut Inputs) {
+        out.clear();
+        let turned = self.side == BLACK;
+        for (own, seat) in [self.side, 1 - self.side].into_iter().enumerate() {
+            for p in bits(self.pieces[seat as usize]) {
+                let point = if turned { half_turn(p) } else { p as usize };
+                out.push(own * POINTS + point);
+            }
+        }
+        if self.clock >= Self::NO_PROGRESS_LIMIT / 2 {
+            out.push(2 * POINTS);
+        }
+        out.finish();
     }
 
     fn evaluate(&self) -> i32 {

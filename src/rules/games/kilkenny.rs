@@ -15,6 +15,7 @@ mod geometry;
 
 use std::fmt;
 
+use crate::game::inputs::{InputSet, Inputs};
 use crate::game::{Game, OptionSpec, Outcome, Ruleset, Seat};
 use crate::notation::{
     number, parse_board, parse_from_to, write_row, FieldReader, MoveSyntaxError, NotationError,
@@ -109,6 +110,24 @@ pub struct KcUndo {
     roll: Option<u8>,
     clock: u32,
     hash: u64,
+}
+
+/// The learned evaluation's inputs: cats by place and square, then the
+/// six rolls, then the four places in play.
+const KC_ROLL_INPUTS: usize = 4 * SQUARES;
+const KC_PLACE_INPUTS: usize = KC_ROLL_INPUTS + 6;
+const KC_INPUTS: usize = KC_PLACE_INPUTS + 4;
+
+/// Square `s` with the board turned so that seat `side` sits South: a
+/// quarter turn takes South's side of the board to West's, West's to
+/// North's, and so on, so `side` quarter turns the other way bring it back.
+fn turned_to_south(s: u8, side: usize) -> u8 {
+    let (mut file, mut row) = (s as usize % SIDE, s as usize / SIDE);
+    for _ in 0..side {
+        // The inverse of the quarter turn (file, row) -> (row, 15 - file).
+        (file, row) = (SIDE - 1 - row, file);
+    }
+    (row * SIDE + file) as u8
 }
 
 /// A position of Kilkenny Cats.
@@ -772,6 +791,41 @@ impl Game for Kilkenny {
 
     fn evaluate(&self) -> i32 {
         eval::evaluate_for(self, self.side)
+    }
+
+    /// Each cat by its seat's place after the mover in turn order (0 the
+    /// mover, ..., 3) and its square, the board turned a quarter at a time
+    /// so that the mover always sits South (the board, its mice and the
+    /// starting cats are symmetric under that turn); the roll in hand;
+    /// which places are in play. One head per place, the chance its seat
+    /// wins.
+    const INPUT_SET: Option<InputSet> = Some(InputSet {
+        name: "kilkenny-cats/cats-1",
+        inputs: KC_INPUTS,
+        heads: 4,
+        covers: &["players"],
+    });
+
+    fn inputs(&self, out: &mut Inputs) {
+        out.clear();
+        let side = self.side as usize;
+        for (s, &c) in self.board.iter().enumerate() {
+            if c != 0 {
+                let place = (c as usize - 1 + 4 - side) % 4;
+                out.push(place * SQUARES + turned_to_south(s as u8, side) as usize);
+            }
+        }
+        if let Some(k) = self.roll {
+            out.push(KC_ROLL_INPUTS + k as usize - 1);
+        }
+        for &seat in self.seats {
+            out.push(KC_PLACE_INPUTS + (seat as usize + 4 - side) % 4);
+        }
+        out.finish();
+    }
+
+    fn head_seat(&self, head: usize) -> Option<Seat> {
+        crate::game::inputs::head_seat_in_turn(self.side, head, 4, self.seats)
     }
 
     fn evaluate_for(&self, seat: Seat) -> i32 {

@@ -14,6 +14,7 @@ pub mod eval;
 use std::fmt;
 
 use crate::bits::ones as bits;
+use crate::game::inputs::{InputSet, Inputs};
 use crate::game::{Game, OptionSpec, Outcome, Ruleset, Seat};
 use crate::notation::{
     parse_board, parse_from_to, write_row, FieldReader, MoveSyntaxError, NotationError, PointName,
@@ -603,6 +604,31 @@ impl Game for Safari {
 
     fn evaluate(&self) -> i32 {
         eval::evaluate(self)
+    }
+
+    /// Each man by owner (mover or other), kind and square, the board
+    /// turned half round when Angular moves, so that the mover's base is
+    /// always a1 (the board is symmetric under that turn; the armies are
+    /// not, two giraffes and three elephants against three and two, so
+    /// the inputs still tell the colours apart).
+    const INPUT_SET: Option<InputSet> = Some(InputSet {
+        name: "safari-dual/men-1",
+        inputs: 2 * 3 * SQUARES,
+        heads: 1,
+        covers: &[],
+    });
+
+    fn inputs(&self, out: &mut Inputs) {
+        out.clear();
+        let turned = self.side == ANGULAR;
+        for (s, piece) in self.board.iter().enumerate() {
+            if let Some(p) = piece {
+                let own = usize::from(p.owner != self.side);
+                let square = if turned { SQUARES - 1 - s } else { s };
+                out.push((own * 3 + p.kind as usize) * SQUARES + square);
+            }
+        }
+        out.finish();
     }
 
     fn draw(&self) -> String {

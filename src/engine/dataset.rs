@@ -1,0 +1,217 @@
+//! `dataset <selfplay file> out=PATH`: the positions of a self-play file
+//! ([`crate::selfplay_file`]) as a network's training data: each position
+//! a player or the dice move from, as the game's inputs with the search's
+//! score and each head's final result, in fixed-size records that the
+//! trainer (tools/train) maps straight into arrays (docs/network.md).
+//!
+//! The game and ruleset come from the self-play file's own settings, so
+//! the line names no game.
+
+use std::io::{self, Write};
+use std::path::{Path, PathBuf};
+use std::sync::atomic::{AtomicBool, Ordering};
+
+use menagerie_nnue::file::family;
+use menagerie_rules::game::inputs::{Inputs, MAX_ACTIVE};
+use menagerie_rules::game::session::{DynSession, Session};
+use menagerie_rules::game::Game;
+use menagerie_wire::Reply;
+
+use crate::selfplay_file::{self, FileError, SeatResult};
+
+pub const MAGIC: &[u8; 8] = b"MNGDATA1";
+/// Bytes of one record: the inputs (`u16`, unused slots `u16::MAX`), the
+/// score (`i16`), the heads in play (`u8` mask), each head's result (`u8`:
+/// 0 loss, 1 draw, 2 win), the game's index (`u32`) and the ply (`u16`).
+pub const RECORD: usize = 2 * MAX_ACTIVE + 2 + 1 + 4 + 4 + 2;
+/// An unused input slot.
+pub const NO_INPUT: u16 = u16::MAX;
+
+/// What a `dataset` line asks for.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct DatasetJob {
+    pub input: PathBuf,
+    pub out: PathBuf,
+}
+
+/// Why `dataset` could not run or finish.
+#[derive(Debug)]
+pub enum DatasetError {
+    /// The line's words: what was wrong.
+    Words(&'static str),
+    /// The self-play file: where, and what.
+    SelfPlay(PathBuf, FileError),
+    /// The self-play file's settings name no game or ruleset known here.
+    Settings(String),
+    /// The game has no inputs for a network.
+    NoInputs(&'static str),
+    /// A move index the rules do not have at that ply: game and ply.
+    Replay(u32, usize),
+    Write(PathBuf, io::Error),
+}
+
+impl std::fmt::Display for DatasetError {
+    fn fmt(&self, f: &mut std::fmt::Formatter) -> std::fmt::Result {
+        match self {
+            DatasetError::Words(what) => f.write_str(what),
+            DatasetError::SelfPlay(path, e) => write!(f, "{}: {e}", path.display()),
+            DatasetError::Settings(s) => write!(f, "self-play settings '{s}' name no known game"),
+            DatasetError::NoInputs(game) => write!(f, "{game} has no network inputs"),
+            DatasetError::Replay(game, ply) => {
+                write!(f, "game {game} does not replay at ply {ply}")
+            }
+            DatasetError::Write(path, e) => write!(f, "{}: {e}", path.display()),
+        }
+    }
+}
+
+impl std::error::Error for DatasetError {}
+
+/// Splits the line's words: the self-play file, then `out=PATH`.
+pub fn parse_words(words: &[String]) -> Result<DatasetJob, DatasetError> {
+    let mut input = None;
+    let mut out = None;
+    for word in words {
+        match word.split_once('=') {
+            Some(("out", path)) if !path.is_empty() => out = Some(PathBuf::from(path)),
+            None if input.is_none() => input = Some(PathBuf::from(word)),
+            _ => {
+                return Err(DatasetError::Words(
+                    "dataset takes a self-play file and out=PATH",
+                ))
+            }
+        }
+    }
+    match (input, out) {
+        (Some(input), Some(out)) => Ok(DatasetJob { input, out }),
+        (None, _) => Err(DatasetError::Words("dataset needs a self-play file")),
+        (_, None) => Err(DatasetError::Words("dataset needs out=PATH")),
+    }
+}
+
+/// The game id and ruleset words of a self-play file's settings line
+/// (`game=<id> rules=<words> nodes=...`).
+pub fn game_of(settings: &str) -> Option<(String, Vec<String>)> {
+    let mut words = settings.split_whitespace();
+    let game = words.next()?.strip_prefix("game=")?.to_string();
+    let first = words.next()?.strip_prefix("rules=")?;
+    let mut rules: Vec<String> = Vec::new();
+    if !first.is_empty() {
+        rules.push(first.to_string());
+    }
+    for word in words {
+        if word.starts_with("nodes=") {
+            return Some((game, rules));
+        }
+        rules.push(word.to_string());
+    }
+    None
+}
+
+/// Reads `job`'s self-play file and writes its positions, on a session of
+/// the game and ruleset the file names.
+pub fn start(
+    job: &DatasetJob,
+    stop: &AtomicBool,
+    say: &mut dyn FnMut(Reply),
+) -> Result<(), DatasetError> {
+    let data = selfplay_file::read(&job.input)
+        .map_err(|e| DatasetError::SelfPlay(job.input.clone(), e))?;
+    let (game, rules) =
+        game_of(&data.settings).ok_or_else(|| DatasetError::Settings(data.settings.clone()))?;
+    let session =
+        menagerie_rules::catalogue::new_session_named(&crate::session::GAMES, &game, &rules)
+            .map_err(|_| DatasetError::Settings(data.settings.clone()))?;
+    session.dataset(job, &data, stop, say)
+}
+
+/// Writes the positions of `data` (of `template`'s game and ruleset).
+pub fn run<G: Game>(
+    template: &Session<G>,
+    job: &DatasetJob,
+    data: &selfplay_file::DataFile,
+    stop: &AtomicBool,
+    say: &mut dyn FnMut(Reply),
+) -> Result<(), DatasetError> {
+    let set = G::INPUT_SET.ok_or(DatasetError::NoInputs(G::ID))?;
+    let werr = |e| DatasetError::Write(job.out.clone(), e);
+    let tmp = temporary(&job.out);
+    let mut out = io::BufWriter::new(std::fs::File::create(&tmp).map_err(werr)?);
+    let header = format!(
+        "game={} inputs={} count={} heads={} rules={}",
+        G::ID,
+        set.name,
+        set.inputs,
+        set.heads,
+        family(template.ruleset(), set.covers)
+    );
+    out.write_all(MAGIC).map_err(werr)?;
+    out.write_all(&(header.len() as u32).to_le_bytes())
+        .map_err(werr)?;
+    out.write_all(header.as_bytes()).map_err(werr)?;
+    let mut positions = 0u64;
+    let mut moves = Vec::new();
+    let mut inputs = Inputs::new();
+    for game in &data.games {
+        if stop.load(Ordering::Relaxed) {
+            let _ = std::fs::remove_file(&tmp);
+            say(Reply::Remark("dataset stopped; nothing written".into()));
+            return Ok(());
+        }
+        let mut session = template.clone();
+        session
+            .set_position(Some(&game.start), &[])
+            .map_err(|_| DatasetError::Replay(game.index, 0))?;
+        let seats = session.position().seats().to_vec();
+        let result_of = |seat| {
+            let at = seats.iter().position(|&s| s == seat);
+            at.map_or(SeatResult::Loss, |i| game.results[i]) as u8
+        };
+        for (ply, &(index, score)) in game.plies.iter().enumerate() {
+            let position = session.position();
+            position.inputs(&mut inputs);
+            let mut record = [0u8; RECORD];
+            for slot in 0..MAX_ACTIVE {
+                let input = inputs.as_slice().get(slot).copied().unwrap_or(NO_INPUT);
+                record[2 * slot..2 * slot + 2].copy_from_slice(&input.to_le_bytes());
+            }
+            let at = 2 * MAX_ACTIVE;
+            record[at..at + 2].copy_from_slice(&score.to_le_bytes());
+            let mut mask = 0u8;
+            let mut results = [0u8; 4];
+            for (k, result) in results.iter_mut().enumerate().take(set.heads) {
+                if let Some(seat) = position.head_seat(k) {
+                    mask |= 1 << k;
+                    *result = result_of(seat);
+                }
+            }
+            record[at + 2] = mask;
+            record[at + 3..at + 7].copy_from_slice(&results);
+            record[at + 7..at + 11].copy_from_slice(&game.index.to_le_bytes());
+            record[at + 11..at + 13].copy_from_slice(&(ply as u16).to_le_bytes());
+            out.write_all(&record).map_err(werr)?;
+            positions += 1;
+            session.legal(&mut moves);
+            let mv = *moves
+                .get(index as usize)
+                .ok_or(DatasetError::Replay(game.index, ply))?;
+            session.play(mv);
+        }
+    }
+    out.flush().map_err(werr)?;
+    drop(out);
+    std::fs::rename(&tmp, &job.out).map_err(werr)?;
+    say(Reply::Remark(format!(
+        "dataset done: {} games, {positions} positions in {}",
+        data.games.len(),
+        job.out.display()
+    )));
+    Ok(())
+}
+
+/// Where the file is written before it is whole.
+fn temporary(out: &Path) -> PathBuf {
+    let mut name = out.as_os_str().to_owned();
+    name.push(".part");
+    PathBuf::from(name)
+}

@@ -1,0 +1,39 @@
+//! The default network of each game, built into the binary. Each file
+//! under `nets/` was made by the command in its note (`d` and `bench`
+//! print it; tools/train/README.md lists them) and is checked at start
+//! like any other file.
+
+use std::sync::{Arc, OnceLock};
+
+use crate::file::Network;
+
+/// The game ids with a default network and the file's bytes.
+const FILES: &[(&str, &[u8])] = &[];
+
+/// The default network of game `game`, if it has one.
+///
+/// # Panics
+/// When a built-in file does not load: a broken build, caught by the
+/// test that loads them all.
+pub fn network(game: &str) -> Option<Arc<Network>> {
+    static LOADED: OnceLock<Vec<(&'static str, Arc<Network>)>> = OnceLock::new();
+    let loaded = LOADED.get_or_init(|| {
+        FILES
+            .iter()
+            .map(|&(id, bytes)| {
+                let net = Network::from_bytes(bytes)
+                    .unwrap_or_else(|e| panic!("built-in network of {id}: {e}"));
+                (id, Arc::new(net))
+            })
+            .collect()
+    });
+    loaded
+        .iter()
+        .find(|(id, _)| *id == game)
+        .map(|(_, net)| net.clone())
+}
+
+/// The games that have a default network.
+pub fn games() -> impl Iterator<Item = &'static str> {
+    FILES.iter().map(|(id, _)| *id)
+}

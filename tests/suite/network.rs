@@ -1,0 +1,535 @@
+//! The learned evaluation: each game's inputs, the network file and its
+//! refusals, `EvalFile`, `UseNetwork`, `eval`, `dataset`, and (with JAX,
+//! run by .ci/run) the whole pipeline from self-play games to a network
+//! the engine plays with.
+
+use std::path::{Path, PathBuf};
+use std::process::Command;
+use std::sync::Arc;
+
+use menagerie_nnue::file::{Network, QA, QB};
+use menagerie_nnue::{builtin, Evaluator};
+use menagerie_rules::game::inputs::Inputs;
+use menagerie_rules::game::session::Session;
+use menagerie_rules::game::{Game, Ruleset};
+use menagerie_rules::games::awithlaknannai::Awithlaknannai;
+use menagerie_rules::games::kilkenny::Kilkenny;
+use menagerie_rules::games::safari::Safari;
+use menagerie_rules::rng::Rng;
+
+use crate::common::{engine, errors, temp_path};
+
+fn inputs_of<G: Game>(position: &G) -> Vec<u16> {
+    let mut inputs = Inputs::new();
+    position.inputs(&mut inputs);
+    inputs.as_slice().to_vec()
+}
+
+/// Positions of random games of `G`'s default ruleset.
+fn random_positions<G: Game>(seed: u64, games: usize) -> Vec<G> {
+    let mut rng = Rng::new(seed);
+    let mut out = Vec::new();
+    let mut moves = Vec::new();
+    for _ in 0..games {
+        let mut session = Session::<G>::new(Ruleset::defaults(G::OPTIONS));
+        while out.len() < 100_000 {
+            out.push(session.position().clone());
+            session.legal(&mut moves);
+            if moves.is_empty() {
+                break;
+            }
+            let mv = moves[rng.below(moves.len() as u64) as usize];
+            session.play(mv);
+        }
+    }
+    out
+}
+
+/// A board row of a notation with its digits spelled out as dots.
+fn spelled(row: &str) -> String {
+    row.chars()
+        .map(|c| match c.to_digit(10) {
+            Some(n) => ".".repeat(n as usize),
+            None => c.to_string(),
+        })
+        .collect()
+}
+
+/// A spelled row with its runs of dots as digits again.
+fn packed(row: &str) -> String {
+    let mut out = String::new();
+    let mut dots = 0;
+    for c in row.chars() {
+        if c == '.' {
+            dots += 1;
+            continue;
+        }
+        if dots > 0 {
+            out.push_str(&dots.to_string());
+            dots = 0;
+        }
+        out.push(c);
+    }
+    if dots > 0 {
+        out.push_str(&dots.to_string());
+    }
+    out
+}
+
+/// The notation of the position turned half round with the colours and
+/// the side to move swapped: `swap` exchanges the two sides' letters.
+fn half_turned(notation: &str, swap: impl Fn(char) -> char, sides: (&str, &str)) -> String {
+    let mut fields: Vec<String> = notation.split(' ').map(String::from).collect();
+    let rows: Vec<String> = fields[0]
+        .split('/')
+        .rev()
+        .map(|row| packed(&spelled(row).chars().rev().map(&swap).collect::<String>()))
+        .collect();
+    fields[0] = rows.join("/");
+    fields[1] = if fields[1] == sides.0 {
+        sides.1
+    } else {
+        sides.0
+    }
+    .to_string();
+    fields.join(" ")
+}
+
+#[test]
+fn safari_inputs_are_the_same_for_a_position_and_its_half_turned_mirror() {
+    let rules = Safari::rules(&Ruleset::defaults(Safari::OPTIONS));
+    let mut checked = 0;
+    for position in random_positions::<Safari>(7, 40) {
+        let text = position.to_string();
+        let swap = |c: char| {
+            if c.is_ascii_uppercase() {
+                c.to_ascii_lowercase()
+            } else {
+                c.to_ascii_uppercase()
+            }
+        };
+        // The armies differ (two giraffes and three elephants against three
+        // and two), so only positions whose mirror has a legal army count.
+        let Ok(mirror) = Safari::from_notation(&rules, &half_turned(&text, swap, ("r", "a")))
+        else {
+            continue;
+        };
+        assert_eq!(
+            inputs_of(&position),
+            inputs_of(&mirror),
+            "{text} and {mirror}"
+        );
+        checked += 1;
+    }
+    assert!(checked > 300, "{checked} positions checked");
+}
+
+#[test]
+fn awithlaknannai_inputs_are_the_same_for_a_position_and_its_half_turned_mirror() {
+    let rules = Awithlaknannai::rules(&Ruleset::defaults(Awithlaknannai::OPTIONS));
+    let swap = |c: char| match c {
+        'W' => 'B',
+        'B' => 'W',
+        other => other,
+    };
+    let positions = random_positions::<Awithlaknannai>(8, 40);
+    for position in &positions {
+        let text = position.to_string();
+        let mirror = Awithlaknannai::from_notation(&rules, &half_turned(&text, swap, ("w", "b")))
+            .unwrap_or_else(|e| panic!("{text}: {e}"));
+        assert_eq!(
+            inputs_of(position),
+            inputs_of(&mirror),
+            "{text} and {mirror}"
+        );
+    }
+    // The clock's input: on from half the no-progress limit.
+    let late = Awithlaknannai::from_notation(&rules, "BBBBBBBB/BBBB1WWWW/WWWWWWWW w 60").unwrap();
+    let early = Awithlaknannai::start(&rules);
+    assert_eq!(inputs_of(&late).len(), inputs_of(&early).len() + 1);
+}
+
+#[test]
+fn kilkenny_inputs_see_the_board_from_the_mover_so_a_symmetric_start_looks_the_same_to_every_seat()
+{
+    let session = Session::<Kilkenny>::new(
+        menagerie_rules::catalogue::find(&menagerie_rules::catalogue::GAMES, "kilkenny-cats")
+            .unwrap()
+            .ruleset(&["players=4"])
+            .unwrap(),
+    );
+    let south = session.position().clone();
+    let seen = inputs_of(&south);
+    assert_eq!(seen.len(), 32 + 4, "32 cats and 4 places in play");
+    for seat in 1..4 {
+        let mut handed = south.clone();
+        handed
+            .hand_turn(seat)
+            .expect("a seat in play at the start of its turn");
+        assert_eq!(handed.side(), seat);
+        assert_eq!(
+            inputs_of(&handed),
+            seen,
+            "seat {seat} sees the start as South does"
+        );
+        // Each head speaks for the seat `head` places after the mover.
+        for head in 0..4 {
+            assert_eq!(
+                handed.head_seat(head),
+                Some(((seat as usize + head) % 4) as u8)
+            );
+        }
+    }
+    // After the roll the roll is an input; after a move the cats moved are.
+    let mut rolled = south.clone();
+    let mut moves = Vec::new();
+    rolled.generate(&mut moves);
+    rolled.play(moves[2]);
+    assert_eq!(inputs_of(&rolled).len(), seen.len() + 1);
+}
+
+/// A network of `game` with small weights from `seed`, sized for `G`.
+fn made_up<G: Game>(seed: u64, rules: &str) -> Network {
+    let set = G::INPUT_SET.unwrap();
+    let mut rng = Rng::new(seed);
+    let mut small = |range: u64| rng.below(2 * range + 1) as i16 - range as i16;
+    let hidden = 8;
+    Network {
+        game: G::ID.to_string(),
+        rules: rules.to_string(),
+        input_set: set.name.to_string(),
+        inputs: set.inputs,
+        hidden,
+        heads: set.heads,
+        scale: 300,
+        note: format!("made up by the test suite, seed {seed}"),
+        first: (0..set.inputs * hidden).map(|_| small(60)).collect(),
+        first_bias: (0..hidden).map(|_| small(100)).collect(),
+        head: (0..set.heads * hidden).map(|_| small(64)).collect(),
+        head_bias: vec![0; set.heads],
+    }
+}
+
+fn write(path: &Path, bytes: &[u8]) -> String {
+    std::fs::write(path, bytes).unwrap();
+    path.to_string_lossy().into_owned()
+}
+
+#[test]
+fn eval_file_takes_a_good_network_and_refuses_bad_ones_keeping_the_one_it_has() {
+    let good = made_up::<Safari>(1, "");
+    let good_path = write(&temp_path("network", "good.nnue"), &good.to_bytes());
+    let bytes = good.to_bytes();
+    let cut = write(&temp_path("network", "cut.nnue"), &bytes[..bytes.len() / 2]);
+    let mut flipped = bytes.clone();
+    flipped[bytes.len() / 3] ^= 0x40;
+    let damaged = write(&temp_path("network", "damaged.nnue"), &flipped);
+    let other_game = write(
+        &temp_path("network", "am.nnue"),
+        &made_up::<Awithlaknannai>(
+            2,
+            &menagerie_nnue::file::family(&Ruleset::defaults(Awithlaknannai::OPTIONS), &[]),
+        )
+        .to_bytes(),
+    );
+    let mut other_set = good.clone();
+    other_set.input_set = "safari-dual/men-0".into();
+    let old_set = write(&temp_path("network", "old.nnue"), &other_set.to_bytes());
+    let not_a_network = write(&temp_path("network", "text.nnue"), b"hello");
+
+    let set = |path: &str| format!("setoption name EvalFile value {path}");
+    let out = engine(&[
+        "newgame safari-dual",
+        &set(&good_path),
+        "eval",
+        &set(&cut),
+        &set(&damaged),
+        &set(&old_set),
+        &set(&not_a_network),
+        &set("/nonexistent/net.nnue"),
+        &format!("setoption name safari-dual.EvalFile value {other_game}"),
+        "eval",
+        "go nodes 3000",
+        "isready",
+    ]);
+    let errors = errors(&out);
+    let expected = [
+        "is cut short",
+        "checksum does not match",
+        "reads inputs 'safari-dual/men-0'",
+        "not a network file",
+        "cannot read the file",
+        "the network is for awithlaknannai-mosona",
+    ];
+    assert_eq!(errors.len(), expected.len(), "{out}");
+    for (line, want) in errors.iter().zip(expected) {
+        assert!(
+            line.starts_with("info string error: setoption: option EvalFile: "),
+            "{line}"
+        );
+        assert!(
+            line.contains(want) && line.ends_with("the engine keeps its network"),
+            "{line}"
+        );
+    }
+    let name = format!("{:08x}", good.checksum());
+    let evals: Vec<&str> = out
+        .lines()
+        .filter(|l| l.starts_with("evaluation "))
+        .collect();
+    assert_eq!(evals.len(), 2);
+    assert!(evals.iter().all(|l| l.contains(&name)), "{out}");
+    assert!(out.lines().any(|l| l.starts_with("bestmove ")));
+}
+
+#[test]
+fn eval_gives_each_seat_the_network_s_chance_and_value_and_use_network_turns_it_off() {
+    let net = made_up::<Kilkenny>(3, "");
+    let path = write(&temp_path("network", "kc.nnue"), &net.to_bytes());
+    let out = engine(&[
+        "newgame kilkenny-cats players=3",
+        &format!("setoption name EvalFile value {path}"),
+        "eval",
+        "setoption name UseNetwork value false",
+        "eval",
+    ]);
+    let lines: Vec<&str> = out.lines().collect();
+    let first = lines
+        .iter()
+        .position(|l| l.starts_with("evaluation network"))
+        .unwrap();
+    let chances: Vec<f64> = lines[first + 1..first + 4]
+        .iter()
+        .map(|l| l.split(' ').nth(3).unwrap().parse().unwrap())
+        .collect();
+    assert!(lines[first + 1].starts_with("seat s chance "), "{out}");
+    assert!(
+        (chances.iter().sum::<f64>() - 1.0).abs() < 1e-3,
+        "{chances:?}"
+    );
+    // The same chances from the library, for the start position.
+    let session = Session::<Kilkenny>::new(
+        menagerie_rules::catalogue::find(&menagerie_rules::catalogue::GAMES, "kilkenny-cats")
+            .unwrap()
+            .ruleset(&["players=3"])
+            .unwrap(),
+    );
+    let mut evaluator = Evaluator::new(Arc::new(net));
+    let direct = evaluator.chances(session.position());
+    for (i, seat) in [0usize, 1, 2].into_iter().enumerate() {
+        assert!((direct[seat] - chances[i]).abs() < 1e-4);
+    }
+    assert!(
+        out.contains("evaluation hand-written (UseNetwork is false)"),
+        "{out}"
+    );
+}
+
+/// A self-play file and its dataset, made by the engine.
+fn selfplay_and_dataset(game: &str, games: u32, name: &str) -> (PathBuf, PathBuf) {
+    let selfplay = temp_path("network", &format!("{name}.bin"));
+    let data = temp_path("network", &format!("{name}.data"));
+    let out = engine(&[&format!(
+        "selfplay {game} games={games} nodes=300 seed=5 out={}",
+        selfplay.display()
+    )]);
+    assert!(errors(&out).is_empty(), "{out}");
+    let out = crate::common::cli(&[
+        "dataset",
+        &selfplay.to_string_lossy(),
+        &format!("out={}", data.display()),
+    ]);
+    assert_eq!(out.0, Some(0), "{}", out.1);
+    (selfplay, data)
+}
+
+/// The records of a dataset file: each one's inputs, score, mask and results.
+fn records(path: &Path) -> (String, Vec<(Vec<u16>, i16, u8, [u8; 4])>) {
+    let bytes = std::fs::read(path).unwrap();
+    assert_eq!(&bytes[..8], b"MNGDATA1");
+    let len = u32::from_le_bytes(bytes[8..12].try_into().unwrap()) as usize;
+    let header = String::from_utf8(bytes[12..12 + len].to_vec()).unwrap();
+    let body = &bytes[12 + len..];
+    let size = menagerie_engine::dataset::RECORD;
+    assert_eq!(body.len() % size, 0);
+    let list = body
+        .chunks_exact(size)
+        .map(|r| {
+            let inputs = r[..96]
+                .chunks_exact(2)
+                .map(|c| u16::from_le_bytes([c[0], c[1]]))
+                .filter(|&i| i != u16::MAX)
+                .collect();
+            let score = i16::from_le_bytes([r[96], r[97]]);
+            (inputs, score, r[98], [r[99], r[100], r[101], r[102]])
+        })
+        .collect();
+    (header, list)
+}
+
+#[test]
+fn dataset_writes_every_position_of_the_selfplay_games_with_its_inputs_and_results() {
+    let (selfplay, data) = selfplay_and_dataset("kilkenny-cats players=3", 4, "kc3");
+    let games = menagerie_engine::selfplay_file::read(&selfplay)
+        .unwrap()
+        .games;
+    let (header, list) = records(&data);
+    assert!(
+        header.starts_with(
+            "game=kilkenny-cats inputs=kilkenny-cats/cats-1 count=1034 heads=4 rules="
+        ),
+        "{header}"
+    );
+    let plies: usize = games.iter().map(|g| g.plies.len()).sum();
+    assert_eq!(list.len(), plies);
+    // Replay the first game: each record has the position's inputs, and
+    // its results name the winner by head.
+    let rules = Kilkenny::rules(
+        &menagerie_rules::catalogue::find(&menagerie_rules::catalogue::GAMES, "kilkenny-cats")
+            .unwrap()
+            .ruleset(&["players=3"])
+            .unwrap(),
+    );
+    let game = &games[0];
+    let mut position = Kilkenny::from_notation(&rules, &game.start).unwrap();
+    let mut moves = Vec::new();
+    for (ply, &(index, score)) in game.plies.iter().enumerate() {
+        let (inputs, stored, mask, results) = &list[ply];
+        assert_eq!(inputs, &inputs_of(&position));
+        assert_eq!(*stored, score);
+        for head in 0..4 {
+            let seat = position.head_seat(head);
+            assert_eq!(mask >> head & 1 == 1, seat.is_some());
+            if let Some(seat) = seat {
+                let at = position.seats().iter().position(|&s| s == seat).unwrap();
+                assert_eq!(results[head], game.results[at] as u8);
+            }
+        }
+        moves.clear();
+        position.generate(&mut moves);
+        position.play(moves[index as usize]);
+    }
+    let refused = engine(&[
+        "dataset /nonexistent.bin out=/tmp/x.data",
+        "dataset out=/tmp/x.data",
+        "isready",
+    ]);
+    assert_eq!(errors(&refused).len(), 2, "{refused}");
+}
+
+#[test]
+fn every_builtin_network_loads_fits_its_game_and_bench_names_it() {
+    let mut named = 0;
+    for game in builtin::games() {
+        let net = builtin::network(game).expect("it loads");
+        let entry =
+            menagerie_rules::catalogue::find(&menagerie_rules::catalogue::GAMES, game).unwrap();
+        assert_eq!(net.game, entry.id);
+        assert!(net.to_bytes().len() < 1 << 20, "{game}: under 1 MiB");
+        assert!(
+            net.note.starts_with("tools/train/train.py "),
+            "{game}: says how it was made"
+        );
+        named += 1;
+    }
+    let out = engine(&["bench"]);
+    for game in builtin::games() {
+        let net = builtin::network(game).unwrap();
+        let name = format!("eval {}:{:08x}", net.input_set, net.checksum());
+        assert!(
+            out.lines().any(|l| l.contains(game) && l.ends_with(&name)),
+            "{game}: {out}"
+        );
+    }
+    assert!(out
+        .lines()
+        .any(|l| l.contains("hat-diviyan-keliya") && l.ends_with("eval hand")));
+    assert!(
+        named >= 3,
+        "Safari-Dual, Awithlaknannai Mosona and Kilkenny Cats have networks"
+    );
+}
+
+/// The Python that has JAX: `MENAGERIE_PYTHON`, or the virtual
+/// environment .ci/run makes, or `python3`.
+fn python() -> String {
+    if let Ok(p) = std::env::var("MENAGERIE_PYTHON") {
+        return p;
+    }
+    let venv = Path::new(env!("CARGO_MANIFEST_DIR")).join("target/train-venv/bin/python");
+    if venv.exists() {
+        return venv.to_string_lossy().into_owned();
+    }
+    "python3".to_string()
+}
+
+#[test]
+#[ignore = "needs JAX (.ci/run installs it in target/train-venv)"]
+fn the_pipeline_runs_from_selfplay_to_a_network_the_engine_plays_with_and_matches_the_trainer() {
+    let (_, data) = selfplay_and_dataset("safari-dual", 30, "pipeline");
+    let net_path = temp_path("network", "pipeline.nnue");
+    let train = |out: &Path| {
+        let status = Command::new(python())
+            .arg(Path::new(env!("CARGO_MANIFEST_DIR")).join("tools/train/train.py"))
+            .args([data.as_os_str(), "--out".as_ref(), out.as_os_str()])
+            .args([
+                "--epochs", "3", "--hidden", "16", "--batch", "256", "--seed", "4",
+            ])
+            .status()
+            .expect("python runs (JAX installed: .ci/run)");
+        assert!(status.success());
+    };
+    train(&net_path);
+    let net = Network::load(&net_path).expect("the trainer writes a network the engine reads");
+    assert_eq!((net.game.as_str(), net.hidden), ("safari-dual", 16));
+    for extra in [".losses.csv", ".losses.svg"] {
+        let mut name = net_path.clone().into_os_string();
+        name.push(extra);
+        assert!(std::fs::metadata(&name).unwrap().len() > 50, "{extra}");
+    }
+    // Reproducible: the same data and seed give the same file.
+    let again = temp_path("network", "again.nnue");
+    train(&again);
+    assert_eq!(
+        std::fs::read(&again).unwrap(),
+        std::fs::read(&net_path).unwrap()
+    );
+
+    // The engine's integer network against the trainer's floats on the
+    // positions the trainer wrote down.
+    let (_, list) = records(&data);
+    let mut check = net_path.clone().into_os_string();
+    check.push(".check");
+    let text = std::fs::read_to_string(check).unwrap();
+    let mut evaluator = Evaluator::new(Arc::new(net.clone()));
+    let mut worst: f64 = 0.0;
+    let mut compared = 0;
+    for line in text.lines().filter(|l| !l.starts_with('#')) {
+        let mut words = line.split(' ');
+        let row: usize = words.next().unwrap().parse().unwrap();
+        let float: f64 = words.next().unwrap().parse().unwrap();
+        let mut inputs = Inputs::new();
+        for &i in &list[row].0 {
+            inputs.push(i as usize);
+        }
+        inputs.finish();
+        let integer = evaluator.head_sums(&inputs)[0] as f64 / f64::from(QA * QB);
+        worst = worst.max((integer - float).abs());
+        compared += 1;
+    }
+    assert!(compared >= 32);
+    // The stated tolerance (docs/network.md): 0.05 of a logit.
+    assert!(worst < 0.05, "quantised logits differ by up to {worst}");
+
+    let out = engine(&[
+        "newgame safari-dual",
+        &format!("setoption name EvalFile value {}", net_path.display()),
+        "go nodes 2000",
+        "isready",
+    ]);
+    assert!(errors(&out).is_empty(), "{out}");
+    assert!(out.contains(&format!("crc {:08x}", net.checksum())));
+    assert!(out
+        .lines()
+        .any(|l| l.starts_with("bestmove ") && l != "bestmove (none)"));
+}

@@ -1,0 +1,282 @@
+#!/usr/bin/env python3
+"""Trains a menagerie network from `dataset` files and writes its file.
+
+    python3 tools/train/train.py DATA [DATA ...] --out NET.nnue [--seed S]
+        [--hidden H] [--epochs E] [--batch B] [--lr LR] [--lambda L]
+
+DATA are files of the engine's `dataset` command (docs/network.md), all
+of one game and input set. Beside NET.nnue it writes NET.losses.csv (the
+training and validation loss of every epoch), NET.losses.svg (their
+plot) and NET.check (the float network's head logits on the first
+validation positions, which the engine's quantised network must match).
+
+The network: the inputs that are on sum their columns of the first layer
+(plus its bias), each sum clipped to [0, 1], then one linear head per
+value. One head: the side to move's expected score (sigmoid), fitted to
+a blend of the game's result and the search's score; one head per seat:
+each seat's chance to win (softmax over the seats in play), fitted to
+the results. Validation games are those whose index ends in 0, so no
+game is on both sides. The same data, seed and options give the same
+file.
+"""
+
+import argparse
+import struct
+import sys
+import zlib
+from pathlib import Path
+
+import numpy as np
+
+MAGIC_DATA = b"MNGDATA1"
+MAGIC_NET = b"MNGNET01"
+MAX_ACTIVE = 48
+NO_INPUT = 0xFFFF
+NO_SCORE = -32768
+QA, QB = 255, 64
+RECORD = np.dtype(
+    [
+        ("inputs", "<u2", MAX_ACTIVE),
+        ("score", "<i2"),
+        ("mask", "u1"),
+        ("results", "u1", 4),
+        ("game", "<u4"),
+        ("ply", "<u2"),
+    ]
+)
+assert RECORD.itemsize == 2 * MAX_ACTIVE + 13
+
+
+def read_dataset(path):
+    """The header's fields and the records of one dataset file."""
+    raw = Path(path).read_bytes()
+    if raw[:8] != MAGIC_DATA:
+        sys.exit(f"{path}: not a dataset file (no {MAGIC_DATA.decode()} at its start)")
+    (length,) = struct.unpack_from("<I", raw, 8)
+    header = raw[12 : 12 + length].decode()
+    fields = dict(word.split("=", 1) for word in header.split(" ") if "=" in word)
+    # `rules=` runs to the end of the header and may hold spaces.
+    fields["rules"] = header.split("rules=", 1)[1] if "rules=" in header else ""
+    body = raw[12 + length :]
+    if len(body) % RECORD.itemsize:
+        sys.exit(f"{path}: cut short inside a record")
+    return fields, np.frombuffer(body, dtype=RECORD)
+
+
+def targets(records, heads, blend, scale):
+    """Each record's target: one head, the mover's expected score blended
+    with the score's; several, the winning distribution over the heads."""
+    results = records["results"].astype(np.float32)
+    if heads == 1:
+        outcome = results[:, 0] / 2.0
+        score = records["score"].astype(np.float32)
+        has = (records["score"] != NO_SCORE) & (np.abs(score) <= 30000)
+        by_score = 1.0 / (1.0 + np.exp(-np.clip(score / scale, -50.0, 50.0)))
+        lam = np.where(has, blend, 1.0)
+        return (lam * outcome + (1.0 - lam) * by_score)[:, None]
+    mask = ((records["mask"][:, None] >> np.arange(heads)) & 1).astype(np.float32)
+    wins = (results[:, :heads] == 2).astype(np.float32) * mask
+    share = np.where(wins.sum(1, keepdims=True) > 0, wins, mask)
+    return share / share.sum(1, keepdims=True)
+
+
+def fit_scale(records):
+    """Search units per logit: the scale at which sigmoid(score / scale)
+    best predicts the results (a grid search, as engines fit their WDL
+    model)."""
+    score = records["score"].astype(np.float64)
+    keep = (records["score"] != NO_SCORE) & (np.abs(score) <= 30000)
+    if keep.sum() < 100:
+        return 400
+    score, result = score[keep], records["results"][keep, 0] / 2.0
+    best = None
+    for scale in np.geomspace(20, 5000, 120):
+        p = np.clip(1.0 / (1.0 + np.exp(-score / scale)), 1e-6, 1 - 1e-6)
+        loss = -np.mean(result * np.log(p) + (1 - result) * np.log(1 - p))
+        if best is None or loss < best[0]:
+            best = (loss, scale)
+    return int(round(best[1]))
+
+
+def main():
+    parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    parser.add_argument("data", nargs="+")
+    parser.add_argument("--out", required=True)
+    parser.add_argument("--seed", type=int, default=1)
+    parser.add_argument("--hidden", type=int, default=64)
+    parser.add_argument("--epochs", type=int, default=20)
+    parser.add_argument("--batch", type=int, default=1024)
+    parser.add_argument("--lr", type=float, default=2e-3)
+    parser.add_argument("--lambda", dest="blend", type=float, default=0.7)
+    parser.add_argument("--check", type=int, default=64)
+    args = parser.parse_args()
+
+    # Imported here so that --help works without JAX.
+    import jax
+    import jax.numpy as jnp
+
+    jax.config.update("jax_enable_x64", False)
+    parts = [read_dataset(p) for p in args.data]
+    fields = parts[0][0]
+    for f, _ in parts[1:]:
+        if (f["game"], f["inputs"], f["rules"]) != (fields["game"], fields["inputs"], fields["rules"]):
+            sys.exit("the data files are of different games, input sets or rules")
+    records = np.concatenate([r for _, r in parts])
+    count, heads = int(fields["count"]), int(fields["heads"])
+    scale = fit_scale(records) if heads == 1 else 400
+    valid = records["game"] % 10 == 0
+    train, val = records[~valid], records[valid]
+    if len(train) == 0 or len(val) == 0:
+        sys.exit("too little data: need games whose index ends in 0 and others")
+
+    def arrays(part):
+        idx = part["inputs"].astype(np.int32)
+        idx = np.where(idx == NO_INPUT, count, idx)  # the zero row
+        mask = ((part["mask"][:, None] >> np.arange(max(heads, 1))) & 1).astype(bool)
+        return idx, targets(part, heads, args.blend, scale).astype(np.float32), mask
+
+    train_x, train_y, train_m = arrays(train)
+    val_x, val_y, val_m = arrays(val)
+
+    rng = np.random.default_rng(args.seed)
+    hidden = args.hidden
+    params = {
+        "w1": (rng.standard_normal((count + 1, hidden)) * 0.1).astype(np.float32),
+        "b1": np.full(hidden, 0.1, np.float32),
+        "w2": (rng.standard_normal((heads, hidden)) * (1.0 / np.sqrt(hidden))).astype(np.float32),
+        "b2": np.zeros(heads, np.float32),
+    }
+    params["w1"][count] = 0.0
+    params = jax.tree_util.tree_map(jnp.asarray, params)
+
+    def forward(p, idx):
+        w1 = p["w1"].at[count].set(0.0)
+        acc = p["b1"] + w1[idx].sum(axis=1)
+        return jnp.clip(acc, 0.0, 1.0) @ p["w2"].T + p["b2"]
+
+    def loss_fn(p, idx, y, m):
+        z = forward(p, idx)
+        if heads == 1:
+            z = z[:, 0]
+            t = y[:, 0]
+            return jnp.mean(jnp.logaddexp(0.0, z) - t * z)
+        z = jnp.where(m, z, -1e9)
+        logp = z - jax.scipy.special.logsumexp(z, axis=1, keepdims=True)
+        return -jnp.mean(jnp.sum(jnp.where(m, y * logp, 0.0), axis=1))
+
+    limits = {"w1": 127.0, "b1": 127.0, "w2": 500.0, "b2": 1e4}
+
+    @jax.jit
+    def step(p, opt, idx, y, m):
+        loss, grads = jax.value_and_grad(loss_fn)(p, idx, y, m)
+        t = opt["t"] + 1
+        new_p, new_m, new_v = {}, {}, {}
+        for k in p:
+            new_m[k] = 0.9 * opt["m"][k] + 0.1 * grads[k]
+            new_v[k] = 0.999 * opt["v"][k] + 0.001 * grads[k] ** 2
+            mhat = new_m[k] / (1 - 0.9**t)
+            vhat = new_v[k] / (1 - 0.999**t)
+            upd = p[k] - args.lr * mhat / (jnp.sqrt(vhat) + 1e-8)
+            # Weights stay where the integer file can hold them.
+            new_p[k] = jnp.clip(upd, -limits[k], limits[k])
+        return new_p, {"t": t, "m": new_m, "v": new_v}, loss
+
+    eval_loss = jax.jit(loss_fn)
+    zeros = jax.tree_util.tree_map(jnp.zeros_like, params)
+    opt = {"t": 0, "m": zeros, "v": zeros}
+
+    def mean_loss(x, y, m):
+        total, n = 0.0, 0
+        for at in range(0, len(x), 8192):
+            part = slice(at, at + 8192)
+            k = len(x[part])
+            total += float(eval_loss(params, x[part], y[part], m[part])) * k
+            n += k
+        return total / n
+
+    history = []
+    batches = max(1, len(train_x) // args.batch)
+    for epoch in range(1, args.epochs + 1):
+        order = rng.permutation(len(train_x))
+        run = 0.0
+        for b in range(batches):
+            pick = order[b * args.batch : (b + 1) * args.batch]
+            params, opt, loss = step(params, opt, train_x[pick], train_y[pick], train_m[pick])
+            run += float(loss)
+        val_loss = mean_loss(val_x, val_y, val_m)
+        history.append((epoch, run / batches, val_loss))
+        print(f"epoch {epoch}: train {run / batches:.5f} validation {val_loss:.5f}", flush=True)
+
+    out = Path(args.out)
+    note = (
+        f"tools/train/train.py {' '.join(Path(d).name for d in args.data)} --seed {args.seed} "
+        f"--hidden {hidden} --epochs {args.epochs} --batch {args.batch} --lr {args.lr} "
+        f"--lambda {args.blend}"
+    )
+    p = {k: np.asarray(v, dtype=np.float64) for k, v in params.items()}
+    write_network(out, fields, count, hidden, heads, scale, note, p)
+    write_losses(out, history)
+    logits = np.asarray(forward(params, val_x[: args.check]))
+    with open(str(out) + ".check", "w") as f:
+        f.write("# validation record, then each head's float logit\n")
+        rows = np.flatnonzero(valid)[: args.check]
+        for row, z in zip(rows, logits):
+            f.write(f"{row} " + " ".join(f"{v:.6f}" for v in z) + "\n")
+    print(f"wrote {out} ({out.stat().st_size} bytes), scale {scale}", flush=True)
+
+
+def write_network(out, fields, count, hidden, heads, scale, note, p):
+    """The file of docs/network.md: the header, the weights rounded to
+    integers, the checksum."""
+    def text(s, width):
+        b = s.encode()
+        return struct.pack("<B" if width == 1 else "<H", len(b)) + b
+
+    body = bytearray(MAGIC_NET)
+    body += text(fields["game"], 1) + text(fields["rules"], 1) + text(fields["inputs"], 1)
+    body += struct.pack("<IIIi", count, hidden, heads, scale)
+    body += text(note, 2)
+    w1 = np.rint(p["w1"][:count] * QA).astype("<i2")
+    b1 = np.rint(p["b1"] * QA).astype("<i2")
+    w2 = np.rint(p["w2"] * QB).astype("<i2")
+    b2 = np.rint(p["b2"] * QA * QB).astype("<i4")
+    for part in (w1, b1, w2, b2):
+        body += part.tobytes()
+    body += struct.pack("<I", zlib.crc32(bytes(body)))
+    Path(out).write_bytes(bytes(body))
+
+
+def write_losses(out, history):
+    """The loss curves as CSV and as a small SVG plot."""
+    with open(str(out) + ".losses.csv", "w") as f:
+        f.write("epoch,train,validation\n")
+        for e, t, v in history:
+            f.write(f"{e},{t:.6f},{v:.6f}\n")
+    width, height, pad = 480, 300, 40
+    values = [x for _, t, v in history for x in (t, v)]
+    lo, hi = min(values), max(values)
+    span = (hi - lo) or 1.0
+    last = max(len(history) - 1, 1)
+
+    def point(i, y):
+        return (pad + i * (width - 2 * pad) / last, height - pad - (y - lo) * (height - 2 * pad) / span)
+
+    def line(col, colour):
+        pts = " ".join(f"{x:.1f},{y:.1f}" for x, y in (point(i, h[col]) for i, h in enumerate(history)))
+        return f'<polyline fill="none" stroke="{colour}" stroke-width="2" points="{pts}"/>'
+
+    svg = [
+        f'<svg xmlns="http://www.w3.org/2000/svg" width="{width}" height="{height}" font-family="sans-serif" font-size="12">',
+        f'<rect width="{width}" height="{height}" fill="white"/>',
+        f'<line x1="{pad}" y1="{height - pad}" x2="{width - pad}" y2="{height - pad}" stroke="black"/>',
+        f'<line x1="{pad}" y1="{pad}" x2="{pad}" y2="{height - pad}" stroke="black"/>',
+        line(1, "#1f77b4"),
+        line(2, "#d62728"),
+        f'<text x="{pad}" y="{pad - 10}">loss by epoch: training (blue), validation (red); {lo:.4f} to {hi:.4f}</text>',
+        "</svg>",
+    ]
+    Path(str(out) + ".losses.svg").write_text("\n".join(svg) + "\n")
+
+
+if __name__ == "__main__":
+    main()
