@@ -12,8 +12,8 @@
 use super::Seat;
 
 /// Most inputs a position can have on at once (Kilkenny Cats: 32 cats,
-/// a roll and the seats in play).
-pub const MAX_ACTIVE: usize = 48;
+/// a roll, the seats in play and five measures of each).
+pub const MAX_ACTIVE: usize = 64;
 
 /// A game's input set: its name (with a version: a new set is a new name),
 /// the number of inputs, and how many value heads a network has.

@@ -113,10 +113,14 @@ pub struct KcUndo {
 }
 
 /// The learned evaluation's inputs: cats by place and square, then the
-/// six rolls, then the four places in play.
+/// six rolls, then the four places in play, then each place's measures
+/// ([`eval::measures`]) in buckets of these sizes.
 const KC_ROLL_INPUTS: usize = 4 * SQUARES;
 const KC_PLACE_INPUTS: usize = KC_ROLL_INPUTS + 6;
-const KC_INPUTS: usize = KC_PLACE_INPUTS + 4;
+const KC_MEASURE_INPUTS: usize = KC_PLACE_INPUTS + 4;
+const KC_MEASURE_BUCKETS: [usize; 5] = [3, 9, 16, 13, 7];
+const KC_MEASURES: usize = 3 + 9 + 16 + 13 + 7;
+const KC_INPUTS: usize = KC_MEASURE_INPUTS + 4 * KC_MEASURES;
 
 /// Square `s` with the board turned so that seat `side` sits South: a
 /// quarter turn takes South's side of the board to West's, West's to
@@ -797,10 +801,14 @@ impl Game for Kilkenny {
     /// mover, ..., 3) and its square, the board turned a quarter at a time
     /// so that the mover always sits South (the board, its mice and the
     /// starting cats are symmetric under that turn); the roll in hand;
-    /// which places are in play. One head per place, the chance its seat
+    /// which places are in play; and for each place in play the measures
+    /// of the hand-made evaluation, each in buckets (cats home, free cats,
+    /// the race to the mice, rolls that threaten its cats, rolls that
+    /// land one on a mouse), which relate cats far apart on the board as
+    /// one layer of sums cannot. One head per place, the chance its seat
     /// wins.
     const INPUT_SET: Option<InputSet> = Some(InputSet {
-        name: "kilkenny-cats/cats-1",
+        name: "kilkenny-cats/cats-2",
         inputs: KC_INPUTS,
         heads: 4,
         covers: &["players"],
@@ -819,7 +827,15 @@ impl Game for Kilkenny {
             out.push(KC_ROLL_INPUTS + k as usize - 1);
         }
         for &seat in self.seats {
-            out.push(KC_PLACE_INPUTS + (seat as usize + 4 - side) % 4);
+            let place = (seat as usize + 4 - side) % 4;
+            out.push(KC_PLACE_INPUTS + place);
+            let m = eval::measures(self, seat);
+            let base = KC_MEASURE_INPUTS + place * KC_MEASURES;
+            let mut at = base;
+            for (value, buckets) in m.into_iter().zip(KC_MEASURE_BUCKETS) {
+                out.push(at + (value as usize).min(buckets - 1));
+                at += buckets;
+            }
         }
         out.finish();
     }

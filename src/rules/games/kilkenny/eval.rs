@@ -59,6 +59,21 @@ pub fn features(p: &Kilkenny, seat: Seat) -> [i32; FEATURES] {
     ]
 }
 
+/// A seat's measures as the learned evaluation's inputs bucket them:
+/// cats home, free cats, the race in steps of four, rolls that would
+/// threaten its cats (whoever rolls first), rolls that would land one on
+/// a mouse.
+pub fn measures(p: &Kilkenny, seat: Seat) -> [u32; 5] {
+    let f = features(p, seat);
+    [
+        f[0] as u32,
+        f[1] as u32,
+        f[2] as u32 / 4,
+        (f[3] + f[4]) as u32,
+        (f[5] + f[6]) as u32,
+    ]
+}
+
 /// The weight of each feature (signed: race and threats count against).
 pub fn weights() -> [i32; FEATURES] {
     [
