@@ -15,8 +15,9 @@ The network: the inputs that are on sum their columns of the first layer
 value. One head: the side to move's expected score (sigmoid), fitted to
 a blend of the game's result and the search's score; one head per seat:
 each seat's chance to win (softmax over the seats in play), fitted to
-the results. Validation games are those whose index ends in 0, so no
-game is on both sides. The same data, seed and options give the same
+the results and (the side to move's head) to the search's score. Validation games are those whose index ends in 0, so no
+game is on both sides; the epoch with the least validation loss is the
+one written. The same data, seed and options give the same
 file.
 """
 
@@ -30,7 +31,7 @@ import numpy as np
 
 MAGIC_DATA = b"MNGDATA1"
 MAGIC_NET = b"MNGNET01"
-MAX_ACTIVE = 48
+MAX_ACTIVE = 64
 NO_INPUT = 0xFFFF
 NO_SCORE = -32768
 QA, QB = 255, 64
@@ -69,15 +70,22 @@ def targets(records, heads, blend, scale):
     results = records["results"].astype(np.float32)
     if heads == 1:
         outcome = results[:, 0] / 2.0
-        score = records["score"].astype(np.float32)
-        has = (records["score"] != NO_SCORE) & (np.abs(score) <= 30000)
-        by_score = 1.0 / (1.0 + np.exp(-np.clip(score / scale, -50.0, 50.0)))
+        by_score, has = score_chance(records, scale)
         lam = np.where(has, blend, 1.0)
         return (lam * outcome + (1.0 - lam) * by_score)[:, None]
     mask = ((records["mask"][:, None] >> np.arange(heads)) & 1).astype(np.float32)
     wins = (results[:, :heads] == 2).astype(np.float32) * mask
     share = np.where(wins.sum(1, keepdims=True) > 0, wins, mask)
     return share / share.sum(1, keepdims=True)
+
+
+def score_chance(records, scale):
+    """The mover's expected score by the search's score, and where there
+    is one (not at a roll, not a forced result)."""
+    score = records["score"].astype(np.float32)
+    has = (records["score"] != NO_SCORE) & (np.abs(score) <= 30000)
+    chance = 1.0 / (1.0 + np.exp(-np.clip(score / scale, -50.0, 50.0)))
+    return chance.astype(np.float32), has
 
 
 def fit_scale(records):
@@ -108,6 +116,7 @@ def main():
     parser.add_argument("--batch", type=int, default=1024)
     parser.add_argument("--lr", type=float, default=2e-3)
     parser.add_argument("--lambda", dest="blend", type=float, default=0.7)
+    parser.add_argument("--decay", type=float, default=0.0, help="L2 weight decay of the weights")
     parser.add_argument("--check", type=int, default=64)
     args = parser.parse_args()
 
@@ -123,7 +132,10 @@ def main():
             sys.exit("the data files are of different games, input sets or rules")
     records = np.concatenate([r for _, r in parts])
     count, heads = int(fields["count"]), int(fields["heads"])
-    scale = fit_scale(records) if heads == 1 else 400
+    # The scale of the search's scores, fitted to the mover's results;
+    # networks of one head a seat report logits at a fixed scale.
+    score_scale = fit_scale(records)
+    scale = score_scale if heads == 1 else 400
     valid = records["game"] % 10 == 0
     train, val = records[~valid], records[valid]
     if len(train) == 0 or len(val) == 0:
@@ -133,10 +145,12 @@ def main():
         idx = part["inputs"].astype(np.int32)
         idx = np.where(idx == NO_INPUT, count, idx)  # the zero row
         mask = ((part["mask"][:, None] >> np.arange(max(heads, 1))) & 1).astype(bool)
-        return idx, targets(part, heads, args.blend, scale).astype(np.float32), mask
+        chance, has = score_chance(part, score_scale)
+        aux = np.stack([chance, has.astype(np.float32)], axis=1)
+        return idx, targets(part, heads, args.blend, score_scale).astype(np.float32), mask, aux
 
-    train_x, train_y, train_m = arrays(train)
-    val_x, val_y, val_m = arrays(val)
+    train_x, train_y, train_m, train_a = arrays(train)
+    val_x, val_y, val_m, val_a = arrays(val)
 
     rng = np.random.default_rng(args.seed)
     hidden = args.hidden
@@ -154,7 +168,10 @@ def main():
         acc = p["b1"] + w1[idx].sum(axis=1)
         return jnp.clip(acc, 0.0, 1.0) @ p["w2"].T + p["b2"]
 
-    def loss_fn(p, idx, y, m):
+    def loss_fn(p, idx, y, m, a):
+        return data_loss(p, idx, y, m, a) + args.decay * (jnp.sum(p["w1"] ** 2) + jnp.sum(p["w2"] ** 2))
+
+    def data_loss(p, idx, y, m, a):
         z = forward(p, idx)
         if heads == 1:
             z = z[:, 0]
@@ -162,13 +179,20 @@ def main():
             return jnp.mean(jnp.logaddexp(0.0, z) - t * z)
         z = jnp.where(m, z, -1e9)
         logp = z - jax.scipy.special.logsumexp(z, axis=1, keepdims=True)
-        return -jnp.mean(jnp.sum(jnp.where(m, y * logp, 0.0), axis=1))
+        results = -jnp.sum(jnp.where(m, y * logp, 0.0), axis=1)
+        # The search's score speaks for the mover (head 0): its chance
+        # against the rest, as the blend of one-head networks.
+        p0 = jnp.clip(jnp.exp(logp[:, 0]), 1e-6, 1 - 1e-6)
+        t0, has = a[:, 0], a[:, 1]
+        by_score = -(t0 * jnp.log(p0) + (1 - t0) * jnp.log(1 - p0))
+        lam = jnp.where(has > 0, args.blend, 1.0)
+        return jnp.mean(lam * results + (1 - lam) * by_score)
 
     limits = {"w1": 127.0, "b1": 127.0, "w2": 500.0, "b2": 1e4}
 
     @jax.jit
-    def step(p, opt, idx, y, m):
-        loss, grads = jax.value_and_grad(loss_fn)(p, idx, y, m)
+    def step(p, opt, idx, y, m, a):
+        loss, grads = jax.value_and_grad(loss_fn)(p, idx, y, m, a)
         t = opt["t"] + 1
         new_p, new_m, new_v = {}, {}, {}
         for k in p:
@@ -181,37 +205,45 @@ def main():
             new_p[k] = jnp.clip(upd, -limits[k], limits[k])
         return new_p, {"t": t, "m": new_m, "v": new_v}, loss
 
-    eval_loss = jax.jit(loss_fn)
+    eval_loss = jax.jit(data_loss)
     zeros = jax.tree_util.tree_map(jnp.zeros_like, params)
     opt = {"t": 0, "m": zeros, "v": zeros}
 
-    def mean_loss(x, y, m):
+    def mean_loss(x, y, m, a):
         total, n = 0.0, 0
         for at in range(0, len(x), 8192):
             part = slice(at, at + 8192)
             k = len(x[part])
-            total += float(eval_loss(params, x[part], y[part], m[part])) * k
+            total += float(eval_loss(params, x[part], y[part], m[part], a[part])) * k
             n += k
         return total / n
 
     history = []
+    best = None
     batches = max(1, len(train_x) // args.batch)
     for epoch in range(1, args.epochs + 1):
         order = rng.permutation(len(train_x))
         run = 0.0
         for b in range(batches):
             pick = order[b * args.batch : (b + 1) * args.batch]
-            params, opt, loss = step(params, opt, train_x[pick], train_y[pick], train_m[pick])
+            params, opt, loss = step(
+                params, opt, train_x[pick], train_y[pick], train_m[pick], train_a[pick]
+            )
             run += float(loss)
-        val_loss = mean_loss(val_x, val_y, val_m)
+        val_loss = mean_loss(val_x, val_y, val_m, val_a)
         history.append((epoch, run / batches, val_loss))
         print(f"epoch {epoch}: train {run / batches:.5f} validation {val_loss:.5f}", flush=True)
+        # The network kept is the epoch's with the least validation loss.
+        if best is None or val_loss < best[0]:
+            best = (val_loss, epoch, params)
+    val_loss, best_epoch, params = best
+    print(f"kept epoch {best_epoch} (validation {val_loss:.5f})", flush=True)
 
     out = Path(args.out)
     note = (
         f"tools/train/train.py {' '.join(Path(d).name for d in args.data)} --seed {args.seed} "
         f"--hidden {hidden} --epochs {args.epochs} --batch {args.batch} --lr {args.lr} "
-        f"--lambda {args.blend}"
+        f"--lambda {args.blend} --decay {args.decay}; epoch {best_epoch} kept"
     )
     p = {k: np.asarray(v, dtype=np.float64) for k, v in params.items()}
     write_network(out, fields, count, hidden, heads, scale, note, p)
