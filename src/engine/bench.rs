@@ -269,7 +269,86 @@ pub fn run(kind: BenchKind, games: &[Entry], stop: &Arc<AtomicBool>, out: Sink) 
             }
         }
         BenchKind::Threads(threads) => threads_bench(threads.max(1), stop, out),
+        BenchKind::Eval => eval_bench(stop, out),
     }
+}
+
+/// Nodes each search of `bench eval` is given.
+const EVAL_NODES: u64 = 300_000;
+/// Times each position is searched with each evaluation, alternating.
+const EVAL_ROUNDS: usize = 3;
+
+/// Nodes per second of the search with the built-in network against the
+/// hand-written evaluation on the positions of games that have one:
+/// each searched for a fixed node count with one, then the other, in
+/// turn, so that both see the same machine load; one line per position
+/// and a total, with the ratio.
+fn eval_bench(stop: &Arc<AtomicBool>, out: Sink) {
+    let mut totals = [(0u64, 0u64); 2];
+    for case in SEARCH_CASES {
+        let session = session_for(case);
+        let Some(network) = default_network(session.as_ref()) else {
+            continue;
+        };
+        let mut sums = [(0u64, 0u64); 2];
+        for _ in 0..EVAL_ROUNDS {
+            for (slot, net) in [None, Some(network.clone())].into_iter().enumerate() {
+                if stop.load(Ordering::Relaxed) {
+                    out(stopped());
+                    return;
+                }
+                let shared = Shared::try_with_stop(16, Arc::clone(stop)).expect("16 MiB for bench");
+                let settings = Settings {
+                    threads: 1,
+                    exact: false,
+                    network: net,
+                    ..Settings::default()
+                };
+                let limits = Limits {
+                    nodes: Some(EVAL_NODES),
+                    ..Limits::default()
+                };
+                let start = Instant::now();
+                let result = session.search(&limits, &shared, &settings, &mut Silent);
+                sums[slot].0 += result.nodes;
+                sums[slot].1 += start.elapsed().as_micros().max(1) as u64;
+            }
+        }
+        for (total, sum) in totals.iter_mut().zip(sums) {
+            total.0 += sum.0;
+            total.1 += sum.1;
+        }
+        out(measured(
+            MeasureKind::Eval,
+            subject(session.as_ref()),
+            &speeds(sums, &network),
+        ));
+    }
+    if let Some(network) = menagerie_nnue::builtin::games()
+        .next()
+        .and_then(menagerie_nnue::builtin::network)
+    {
+        let mut values = speeds(totals, &network);
+        values.pop();
+        out(measured(
+            MeasureKind::Eval,
+            vec!["total".to_string()],
+            &values,
+        ));
+    }
+}
+
+/// The figures of one `bench eval` line from (nodes, microseconds) with
+/// the hand-written evaluation and with the network.
+fn speeds(sums: [(u64, u64); 2], network: &Network) -> Vec<(&'static str, String)> {
+    let nps = |(nodes, us): (u64, u64)| nodes * 1_000_000 / us.max(1);
+    let (hand, net) = (nps(sums[0]), nps(sums[1]));
+    vec![
+        ("hand nps", hand.to_string()),
+        ("network nps", net.to_string()),
+        ("ratio", format!("{:.2}", net as f64 / hand.max(1) as f64)),
+        ("eval", evaluation_name(Some(network))),
+    ]
 }
 
 /// Nodes per second of one thread and of `threads` threads on the first

@@ -32,6 +32,9 @@ pub enum BenchKind {
     Playouts(u64),
     /// Lazy SMP speed with this many threads against one.
     Threads(u32),
+    /// Search speed with each game's network against the hand-written
+    /// evaluation, side by side.
+    Eval,
 }
 
 /// Games per game id that `bench playouts` plays when no count is given.
@@ -790,6 +793,7 @@ fn bench(input: &str) -> Res<'_, Command> {
         alt((
             map(keyword("search"), |_| BenchKind::Search),
             map(keyword("perft"), |_| BenchKind::Perft),
+            map(keyword("eval"), |_| BenchKind::Eval),
             map(
                 preceded(
                     keyword("playouts"),
@@ -814,7 +818,7 @@ fn bench(input: &str) -> Res<'_, Command> {
     ))
     .parse(input)?;
     let (input, _) = expect(
-        "'search', 'perft', 'playouts [N]' or 'threads [N]'",
+        "'search', 'perft', 'eval', 'playouts [N]' or 'threads [N]'",
         line_end,
     )
     .parse(input)?;
@@ -995,6 +999,7 @@ impl fmt::Display for Command {
             Command::Roll => f.write_str("roll"),
             Command::Bench(BenchKind::Search) => f.write_str("bench"),
             Command::Bench(BenchKind::Perft) => f.write_str("bench perft"),
+            Command::Bench(BenchKind::Eval) => f.write_str("bench eval"),
             Command::Bench(BenchKind::Playouts(n)) => write!(f, "bench playouts {n}"),
             Command::Bench(BenchKind::Threads(n)) => write!(f, "bench threads {n}"),
             Command::Help => f.write_str("help"),
@@ -1200,7 +1205,7 @@ mod tests {
         );
         assert_eq!(
             error("bench fast"),
-            "bench: expected 'search', 'perft', 'playouts [N]' or 'threads [N]', found 'fast'"
+            "bench: expected 'search', 'perft', 'eval', 'playouts [N]' or 'threads [N]', found 'fast'"
         );
     }
 
@@ -1225,6 +1230,9 @@ mod tests {
             "bench playouts 50",
             "bench perft",
             "bench threads 4",
+            "bench eval",
+            "eval",
+            "dataset kc3.bin out=kc3.data",
             "query chance",
             "roll",
             "solve",

@@ -130,14 +130,17 @@ pub enum MeasureKind {
     Perft,
     Playouts,
     Threads,
+    /// Speed of the learned evaluation against the hand-written one.
+    Eval,
 }
 
 impl MeasureKind {
-    const ALL: [MeasureKind; 4] = [
+    const ALL: [MeasureKind; 5] = [
         MeasureKind::Bench,
         MeasureKind::Perft,
         MeasureKind::Playouts,
         MeasureKind::Threads,
+        MeasureKind::Eval,
     ];
 
     pub fn word(self) -> &'static str {
@@ -146,6 +149,7 @@ impl MeasureKind {
             MeasureKind::Perft => "perft",
             MeasureKind::Playouts => "playouts",
             MeasureKind::Threads => "threads",
+            MeasureKind::Eval => "eval",
         }
     }
 
@@ -155,7 +159,7 @@ impl MeasureKind {
     fn subject_parts(self, first: &str) -> usize {
         match self {
             MeasureKind::Playouts => 1,
-            MeasureKind::Threads if first == "total" => 1,
+            MeasureKind::Threads | MeasureKind::Eval if first == "total" => 1,
             _ => 2,
         }
     }
