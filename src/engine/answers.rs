@@ -231,8 +231,9 @@ const HELP: &str = "\
 Commands (see protocol.md):
   uci | ugi | isready | ucinewgame | uginewgame | quit | stop
   setoption name <option> value <v>  Hash, Threads, Skill, Seed, Move Overhead,
-                                     MultiSeat, TablePath, UseTables, UCI_Variant,
-                                     <game>.<ruleset option>
+                                     MultiSeat, TablePath, UseTables, EvalFile,
+                                     UseNetwork, UCI_Variant, <game>.<ruleset option>,
+                                     <game>.EvalFile
   newgame <game> [key=value ...]     select a game and ruleset, start position
   position startpos|fen <notation> [moves <m> ...]
   move <m> [<m> ...]                 play moves on the current position
@@ -249,7 +250,9 @@ Commands (see protocol.md):
   selfplay <game> [key=value ...] games=n out=path [nodes=n] [openings=p] [seed=s] [shard=i/n]
                                      self-play games written as training data (resumable)
   roll                               play a chance outcome (a die roll) drawn by the engine
+  dataset <selfplay file> out=path   the games' positions as a network's training data
   d                                  draw the board, notation, side and status
-  bench [search|perft|playouts [n]|threads [n]]
+  eval                               the evaluation in use and each seat's value by it
+  bench [search|perft|eval|playouts [n]|threads [n]]
                                      speed measurements
   help";

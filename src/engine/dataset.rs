@@ -108,23 +108,6 @@ pub fn game_of(settings: &str) -> Option<(String, Vec<String>)> {
     None
 }
 
-/// Reads `job`'s self-play file and writes its positions, on a session of
-/// the game and ruleset the file names.
-pub fn start(
-    job: &DatasetJob,
-    stop: &AtomicBool,
-    say: &mut dyn FnMut(Reply),
-) -> Result<(), DatasetError> {
-    let data = selfplay_file::read(&job.input)
-        .map_err(|e| DatasetError::SelfPlay(job.input.clone(), e))?;
-    let (game, rules) =
-        game_of(&data.settings).ok_or_else(|| DatasetError::Settings(data.settings.clone()))?;
-    let session =
-        menagerie_rules::catalogue::new_session_named(&crate::session::GAMES, &game, &rules)
-            .map_err(|_| DatasetError::Settings(data.settings.clone()))?;
-    session.dataset(job, &data, stop, say)
-}
-
 /// Writes the positions of `data` (of `template`'s game and ruleset).
 pub fn run<G: Game>(
     template: &Session<G>,

@@ -767,7 +767,10 @@ impl Engine {
             Setting::MultiSeat(m) => self.settings.multi_seat = m,
             Setting::TablePath(dir) => menagerie_tables::probe::set_directory(dir),
             Setting::UseTables(on) => self.settings.exact = on,
-            Setting::UseNetwork(on) => self.use_network = on,
+            Setting::UseNetwork(on) => {
+                self.use_network = on;
+                self.say_network();
+            }
             Setting::EvalFile { game, path } => self.set_eval_file(game, path)?,
             Setting::Seed(n) => {
                 self.settings.seed = n;

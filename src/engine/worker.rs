@@ -196,7 +196,7 @@ fn execute(job: Job, out: &Output) -> bool {
             }
         }
         Job::Dataset { job, stop } => {
-            if let Err(e) = crate::dataset::start(&job, &stop, &mut |reply| out.reply(&reply)) {
+            if let Err(e) = dataset(&job, &stop, &mut |reply| out.reply(&reply)) {
                 out.error("dataset", &e);
             }
         }
@@ -255,4 +255,22 @@ fn search(
     }
     out.reply(&Reply::BestMove(best));
     bug
+}
+
+/// `dataset`: reads the job's self-play file and writes its positions, on
+/// a session of the game and ruleset the file names.
+fn dataset(
+    job: &crate::dataset::DatasetJob,
+    stop: &AtomicBool,
+    say: &mut dyn FnMut(Reply),
+) -> Result<(), crate::dataset::DatasetError> {
+    use crate::dataset::{game_of, DatasetError};
+    let data = crate::selfplay_file::read(&job.input)
+        .map_err(|e| DatasetError::SelfPlay(job.input.clone(), e))?;
+    let (game, rules) =
+        game_of(&data.settings).ok_or_else(|| DatasetError::Settings(data.settings.clone()))?;
+    let session =
+        menagerie_rules::catalogue::new_session_named(&crate::session::GAMES, &game, &rules)
+            .map_err(|_| DatasetError::Settings(data.settings.clone()))?;
+    session.dataset(job, &data, stop, say)
 }

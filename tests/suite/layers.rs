@@ -87,9 +87,16 @@ const LAYERS: &[(&str, &[&str])] = &[
     ("menagerie-wire", &[]),
     // Endgame tables: the rules' positions, built and probed; no search.
     ("menagerie-tables", &["menagerie-rules", "menagerie-os"]),
+    // The learned evaluation: the rules' inputs through a network; no search.
+    ("menagerie-nnue", &["menagerie-rules"]),
     (
         "menagerie-search",
-        &["menagerie-rules", "menagerie-tables", "menagerie-os"],
+        &[
+            "menagerie-rules",
+            "menagerie-tables",
+            "menagerie-nnue",
+            "menagerie-os",
+        ],
     ),
     (
         "menagerie-engine",
@@ -98,6 +105,7 @@ const LAYERS: &[(&str, &[&str])] = &[
             "menagerie-wire",
             "menagerie-search",
             "menagerie-tables",
+            "menagerie-nnue",
             "menagerie-os",
         ],
     ),

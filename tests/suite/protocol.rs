@@ -522,7 +522,12 @@ fn growing_position_commands_equal_one_full_command() {
 fn tune_options_change_the_evaluation_and_are_checked() {
     let score = |setup: &[&str]| {
         let mut lines = setup.to_vec();
-        lines.extend(["newgame safari-dual", "go depth 3"]);
+        // The weights are the hand-written evaluation's.
+        lines.extend([
+            "newgame safari-dual",
+            "setoption name UseNetwork value false",
+            "go depth 3",
+        ]);
         let out = engine(&lines);
         assert!(errors(&out).is_empty(), "{out}");
         out.lines()
