@@ -309,6 +309,10 @@ pub trait Game: Clone + PartialEq + Eq + fmt::Debug + fmt::Display + Send + Sync
     fn move_key(mv: Self::Move) -> usize;
     /// Size of the history table of a seat.
     const MOVE_KEYS: usize;
+    /// The most legal moves of one position that share a key: 1 where a
+    /// key names one move, more where leap chains between the same points
+    /// share one (the action numbers of [`session::DynSession::numbered_moves`]).
+    const MOVES_PER_KEY: usize = 1;
 
     /// Static evaluation from the point of view of `seat`, for searches
     /// over more than two seats or with chance: by default the two-seat

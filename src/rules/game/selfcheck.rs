@@ -28,6 +28,9 @@ pub enum Broken {
     HandedTurn(Seat),
     /// `count_moves` and the list's length.
     CountMoves(usize, usize),
+    /// More moves share this key than [`Game::MOVES_PER_KEY`] or it is not
+    /// below [`Game::MOVE_KEYS`] (the action numbers need both).
+    MoveKeys(usize),
     /// The depth, the bulk count and the tree walk's.
     PerftBulk(u32, u64, u64),
     /// `random_move`'s pick and the list's with the same draw.
@@ -73,6 +76,10 @@ impl fmt::Display for Broken {
             Broken::HandedTurn(seat) => write!(
                 f,
                 "handing the turn to seat {seat} gives it no fresh turn or is not taken back"
+            ),
+            Broken::MoveKeys(key) => write!(
+                f,
+                "move key {key} is out of range or shared by more moves than MOVES_PER_KEY"
             ),
             Broken::CountMoves(counted, listed) => write!(
                 f,
@@ -290,6 +297,15 @@ fn check_position<G: Game>(session: &Session<G>) -> Result<(), Broken> {
             if !fresh || handed != *position || handed.hash() != position.hash() {
                 return Err(Broken::HandedTurn(seat));
             }
+        }
+    }
+
+    // Every move has an action number (`DynSession::numbered_moves`).
+    for &mv in moves.iter() {
+        let key = G::move_key(mv);
+        let sharing = moves.iter().filter(|&&m| G::move_key(m) == key).count();
+        if key >= G::MOVE_KEYS || sharing > G::MOVES_PER_KEY {
+            return Err(Broken::MoveKeys(key));
         }
     }
 

@@ -192,8 +192,17 @@ pub trait DynSession: Send + Sync {
     ) -> Result<(), PositionError>;
     /// Plays `moves` on the current position; all or nothing.
     fn play_moves(&mut self, moves: &[String]) -> Result<(), PositionError>;
+    /// Takes back the last move or roll; false when there is none since
+    /// the set position.
+    fn take_back(&mut self) -> bool;
     /// Legal moves in notation, none when the game is over.
     fn legal_moves(&self) -> Vec<String>;
+    /// Legal moves with action numbers (OpenSpiel's), in the order of
+    /// [`DynSession::legal_moves`]: a move's key ([`super::Game::move_key`])
+    /// times the game's [`super::Game::MOVES_PER_KEY`] plus its rank among
+    /// this position's moves of the same key (by notation). `None` if a
+    /// key has more moves here than the game allows for.
+    fn numbered_moves(&self) -> Option<Vec<(usize, String)>>;
     fn status(&self) -> Status;
     fn side_letter(&self) -> char;
     /// The seat to move.
@@ -271,10 +280,30 @@ impl<G: Game> DynSession for Session<G> {
         Ok(())
     }
 
+    fn take_back(&mut self) -> bool {
+        self.undo()
+    }
+
     fn legal_moves(&self) -> Vec<String> {
         let mut moves = Vec::new();
         self.legal(&mut moves);
         moves.iter().map(|m| m.to_string()).collect()
+    }
+
+    fn numbered_moves(&self) -> Option<Vec<(usize, String)>> {
+        let mut moves = Vec::new();
+        self.legal(&mut moves);
+        let named: Vec<(usize, String)> = moves
+            .iter()
+            .map(|&m| (G::move_key(m), m.to_string()))
+            .collect();
+        named
+            .iter()
+            .map(|(key, text)| {
+                let rank = named.iter().filter(|(k, t)| k == key && t < text).count();
+                (rank < G::MOVES_PER_KEY).then(|| (key * G::MOVES_PER_KEY + rank, text.clone()))
+            })
+            .collect()
     }
 
     fn status(&self) -> Status {

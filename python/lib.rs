@@ -1,0 +1,554 @@
+//! The `menagerie._menagerie` extension module: the games' rules and the
+//! engine's search for Python, through the same catalogue and sessions
+//! the engine uses (no second copy of the rules). `menagerie/__init__.py`
+//! re-exports it; `_menagerie.pyi` gives its types.
+
+use std::sync::atomic::AtomicBool;
+
+use menagerie_engine::session::{EngineSession, SolveRequest, Solved, Unsolved, GAMES};
+use menagerie_rules::catalogue::{self, GameEntry};
+use menagerie_rules::game::{Outcome, Status};
+use menagerie_search as search;
+use menagerie_tables::exact::Source;
+use pyo3::create_exception;
+use pyo3::exceptions::PyValueError;
+use pyo3::prelude::*;
+
+create_exception!(
+    _menagerie,
+    MenagerieError,
+    PyValueError,
+    "A request the rules or the engine refuse; the message is the engine's."
+);
+
+/// The error of `command`, worded as the engine words it.
+fn refuse(command: &'static str) -> impl Fn(&dyn std::fmt::Display) -> PyErr {
+    move |error| MenagerieError::new_err(format!("{command}: {error}"))
+}
+
+/// What a game declares about itself.
+#[pyclass(frozen, get_all, module = "menagerie")]
+struct GameInfo {
+    /// The id `State` and the protocol's `newgame` take.
+    id: String,
+    /// The game's name for people.
+    name: String,
+    /// Other names `State` accepts.
+    aliases: Vec<String>,
+    /// The letter of every seat the game can have, in turn order.
+    seats: Vec<String>,
+    /// The name of every seat, in the same order.
+    seat_names: Vec<String>,
+    /// Each ruleset option with its values, the default first.
+    options: Vec<(String, Vec<String>)>,
+    /// Whether a die is rolled (chance outcomes to play).
+    has_chance: bool,
+    /// How the game's moves are written.
+    move_syntax: String,
+    /// How many action numbers the game's moves and rolls can have
+    /// (`State.numbered_moves`): OpenSpiel's `num_distinct_actions`.
+    num_actions: usize,
+}
+
+#[pymethods]
+impl GameInfo {
+    fn __repr__(&self) -> String {
+        format!("GameInfo(id={:?}, name={:?})", self.id, self.name)
+    }
+}
+
+impl GameInfo {
+    fn of<A: catalogue::Attach>(entry: &GameEntry<A>) -> GameInfo {
+        GameInfo {
+            id: entry.id.to_string(),
+            name: entry.name.to_string(),
+            aliases: entry.aliases.iter().map(|a| a.to_string()).collect(),
+            seats: entry.seat_letters.iter().map(|c| c.to_string()).collect(),
+            seat_names: entry.seat_names.iter().map(|n| n.to_string()).collect(),
+            options: entry
+                .options
+                .iter()
+                .map(|o| {
+                    (
+                        o.key.to_string(),
+                        o.values.iter().map(|v| v.to_string()).collect(),
+                    )
+                })
+                .collect(),
+            has_chance: entry.has_chance,
+            move_syntax: entry.move_syntax.to_string(),
+            num_actions: entry.actions,
+        }
+    }
+}
+
+/// Every game of this build, the default first.
+#[pyfunction]
+fn games() -> Vec<GameInfo> {
+    GAMES.iter().map(GameInfo::of).collect()
+}
+
+/// Every ruleset of `game` (each option combination), as `key=value` words.
+#[pyfunction]
+fn rulesets(game: &str) -> PyResult<Vec<String>> {
+    let entry = catalogue::entry(&GAMES, game).map_err(|e| refuse("rulesets")(&e))?;
+    Ok(entry.all_rulesets().iter().map(|r| r.to_string()).collect())
+}
+
+/// What a search found.
+#[pyclass(frozen, get_all, module = "menagerie")]
+struct SearchResult {
+    /// The move to play, in the game's notation.
+    best: String,
+    /// The score for the side to move as the protocol prints it:
+    /// `cp N`, `win N` or `loss N` (N in moves of the side to move).
+    score: String,
+    /// The depth of the last iteration reported.
+    depth: u32,
+    nodes: u64,
+    /// The principal variation of the last iteration reported.
+    pv: Vec<String>,
+}
+
+#[pymethods]
+impl SearchResult {
+    fn __repr__(&self) -> String {
+        format!(
+            "SearchResult(best={:?}, score={:?}, depth={}, nodes={}, pv={:?})",
+            self.best, self.score, self.depth, self.nodes, self.pv
+        )
+    }
+}
+
+/// Keeps the last iteration's depth and line.
+#[derive(Default)]
+struct LastInfo {
+    depth: u32,
+    pv: Vec<String>,
+}
+
+impl search::Reporter for LastInfo {
+    fn info(&mut self, info: &search::Info) {
+        self.depth = info.depth;
+        self.pv = info.pv.iter().map(|m| m.to_string()).collect();
+    }
+    fn text(&mut self, _: &str) {}
+}
+
+/// What `solve` knows of a position.
+#[pyclass(frozen, get_all, module = "menagerie")]
+struct Solution {
+    /// `win N`, `loss N`, `draw` for the side to move; a proof search
+    /// that did not settle it gives `at-least-draw`, `at-most-draw` or
+    /// `unknown`.
+    value: String,
+    /// Each legal move with its value for the side that plays it (empty
+    /// for a proof search's answer).
+    moves: Vec<(String, String)>,
+    /// `solved` (the whole game), `tables` (an endgame table) or `proof`
+    /// (a proof-number search).
+    source: String,
+}
+
+#[pymethods]
+impl Solution {
+    fn __repr__(&self) -> String {
+        format!(
+            "Solution(value={:?}, source={:?}, moves={:?})",
+            self.value, self.source, self.moves
+        )
+    }
+}
+
+/// A game in progress: a position of one game and ruleset with the
+/// history its draw rules need.
+#[pyclass(module = "menagerie")]
+struct State {
+    session: Box<dyn EngineSession>,
+}
+
+#[pymethods]
+impl State {
+    /// The start of `game` (id or alias) under `ruleset` (`key=value`
+    /// words, defaults for the rest), or the position `notation` of it,
+    /// with `moves` (moves and rolls) played from there.
+    #[new]
+    #[pyo3(signature = (game, ruleset = "", notation = None, moves = Vec::new()))]
+    fn new(
+        game: &str,
+        ruleset: &str,
+        notation: Option<&str>,
+        moves: Vec<String>,
+    ) -> PyResult<State> {
+        let words: Vec<&str> = ruleset.split_whitespace().collect();
+        let mut session =
+            catalogue::new_session_named(&GAMES, game, &words).map_err(|e| refuse("State")(&e))?;
+        session
+            .set_position(notation, &moves)
+            .map_err(|e| refuse("State")(&e))?;
+        Ok(State { session })
+    }
+
+    /// Pickling: the set position and the moves since, so that the copy
+    /// keeps the history the draw rules and `undo` need.
+    #[allow(clippy::type_complexity)]
+    fn __reduce__<'py>(
+        &self,
+        py: Python<'py>,
+    ) -> (
+        Bound<'py, pyo3::types::PyType>,
+        (&'static str, String, String, Vec<String>),
+    ) {
+        let mut base = self.session.boxed();
+        while base.take_back() {}
+        (
+            py.get_type::<State>(),
+            (
+                self.session.game_id(),
+                self.session.ruleset().to_string(),
+                base.notation(),
+                self.session.moves_played(),
+            ),
+        )
+    }
+
+    /// The game's id.
+    #[getter]
+    fn game(&self) -> &'static str {
+        self.session.game_id()
+    }
+
+    /// Every option of the ruleset as `key=value` words.
+    #[getter]
+    fn ruleset(&self) -> String {
+        self.session.ruleset().to_string()
+    }
+
+    /// The position in the game's notation (`State(game, ruleset,
+    /// notation)` reads it back).
+    #[getter]
+    fn notation(&self) -> String {
+        self.session.notation()
+    }
+
+    /// The letters of the seats in play, in turn order.
+    #[getter]
+    fn seats(&self) -> Vec<String> {
+        self.session
+            .seat_letters()
+            .iter()
+            .map(|c| c.to_string())
+            .collect()
+    }
+
+    /// The letter of the seat to move (or to roll).
+    #[getter]
+    fn side(&self) -> String {
+        self.session.side_letter().to_string()
+    }
+
+    /// The place of the seat to move in `seats`.
+    #[getter]
+    fn side_index(&self) -> usize {
+        self.session.seat_order().0
+    }
+
+    /// Whether a die roll is due: the moves are then the chance outcomes.
+    #[getter]
+    fn is_chance(&self) -> bool {
+        self.session.status() == Status::Ongoing && self.session.awaiting_chance()
+    }
+
+    /// Whether the game is over, by its rules or the draw rules.
+    #[getter]
+    fn is_over(&self) -> bool {
+        self.session.status() != Status::Ongoing
+    }
+
+    /// The winner's letter; None while the game goes on or in a draw.
+    #[getter]
+    fn winner(&self) -> Option<String> {
+        match self.session.status() {
+            Status::Over(Outcome::Win(seat), _) => {
+                Some(self.session.seat_letter_of(seat).to_string())
+            }
+            _ => None,
+        }
+    }
+
+    /// Why the game ended (`tiger-trapped`, `no-progress`, ...); None
+    /// while it goes on.
+    #[getter]
+    fn end_reason(&self) -> Option<String> {
+        match self.session.status() {
+            Status::Over(_, reason) => Some(reason.to_string()),
+            Status::Ongoing => None,
+        }
+    }
+
+    /// Each seat's score in `seats` order: 1 for the winner, 0 for the
+    /// others, 1/2 for everyone in a draw; 0 for all while the game goes on.
+    fn returns(&self) -> Vec<f64> {
+        let seats = self.session.seats_in_play();
+        match self.session.status() {
+            Status::Over(outcome, _) => seats.iter().map(|&s| outcome.score(s)).collect(),
+            Status::Ongoing => vec![0.0; seats.len()],
+        }
+    }
+
+    /// The legal moves (the chance outcomes when a roll is due), none
+    /// when the game is over.
+    fn legal_moves(&self) -> Vec<String> {
+        self.session.legal_moves()
+    }
+
+    /// The legal moves with their action numbers, in the order of
+    /// `legal_moves`: each below the game's `num_actions` and distinct in
+    /// one position; a move's number is its from-and-to key, ranked among
+    /// the position's moves of the same key where leap chains share one.
+    fn numbered_moves(&self) -> PyResult<Vec<(usize, String)>> {
+        self.session.numbered_moves().ok_or_else(|| {
+            MenagerieError::new_err(
+                "numbered_moves: more moves share a key here than the game numbers",
+            )
+        })
+    }
+
+    /// The outcomes of the roll due with their probabilities; empty where
+    /// a player moves.
+    fn chance_outcomes(&self) -> Vec<(String, f64)> {
+        if !self.is_chance() {
+            return Vec::new();
+        }
+        // Every outcome of a game's chance node is equally likely (the
+        // game trait's convention); the die's faces are the outcomes.
+        let outcomes = self.session.legal_moves();
+        let p = 1.0 / outcomes.len() as f64;
+        outcomes.into_iter().map(|o| (o, p)).collect()
+    }
+
+    /// Plays a move or a roll written in the game's notation.
+    fn play(&mut self, r#move: &str) -> PyResult<()> {
+        self.session
+            .play_moves(&[r#move.to_string()])
+            .map_err(|e| refuse("play")(&e))
+    }
+
+    /// Plays several moves in order; all or nothing.
+    fn play_moves(&mut self, moves: Vec<String>) -> PyResult<()> {
+        self.session
+            .play_moves(&moves)
+            .map_err(|e| refuse("play_moves")(&e))
+    }
+
+    /// Takes back the last move or roll played on this state.
+    fn undo(&mut self) -> PyResult<()> {
+        if self.session.take_back() {
+            Ok(())
+        } else {
+            Err(MenagerieError::new_err(
+                "undo: no move played since the position was set",
+            ))
+        }
+    }
+
+    /// The moves and rolls played since the position was set.
+    fn history(&self) -> Vec<String> {
+        self.session.moves_played()
+    }
+
+    /// The leaf count of the move tree `depth` player moves deep (a roll
+    /// spends no depth: its outcomes are summed).
+    fn perft(&self, py: Python<'_>, depth: u32) -> u64 {
+        let session = &self.session;
+        py.detach(|| {
+            session
+                .perft_divide(depth, &AtomicBool::new(false), &mut |_, _| {})
+                .expect("perft without a stop signal finishes")
+        })
+    }
+
+    /// The board as `d` draws it.
+    fn board(&self) -> String {
+        self.session.draw()
+    }
+
+    /// An independent copy.
+    fn copy(&self) -> State {
+        State {
+            session: self.session.boxed(),
+        }
+    }
+
+    fn __copy__(&self) -> State {
+        self.copy()
+    }
+
+    fn __deepcopy__(&self, _memo: &Bound<'_, PyAny>) -> State {
+        self.copy()
+    }
+
+    fn __str__(&self) -> String {
+        self.session.notation()
+    }
+
+    fn __repr__(&self) -> String {
+        format!(
+            "State({:?}, {:?}, {:?})",
+            self.session.game_id(),
+            self.session.ruleset().to_string(),
+            self.session.notation()
+        )
+    }
+
+    fn __eq__(&self, other: &State) -> bool {
+        self.session.game_id() == other.session.game_id()
+            && self.session.ruleset() == other.session.ruleset()
+            && self.session.notation() == other.session.notation()
+            && self.session.moves_played() == other.session.moves_played()
+    }
+
+    /// Searches for the side to move and returns the move to play. Give
+    /// at least one limit: `depth`, `nodes` or `movetime_ms`. `skill` 0
+    /// (random) to 20 (full strength), `multiseat` how a search over
+    /// more than two seats models the others (`brs`, `paranoid`,
+    /// `brs-plus`, `maxn`, `mcts`, `greedy`), `network` whether the
+    /// game's built-in network evaluates (where it has one), `exact`
+    /// whether solved values and endgame tables play.
+    #[pyo3(signature = (*, depth = None, nodes = None, movetime_ms = None, skill = 20,
+        multiseat = "brs", seed = 0, threads = 1, hash_mib = 16, network = true, exact = true))]
+    #[allow(clippy::too_many_arguments)]
+    fn search(
+        &self,
+        py: Python<'_>,
+        depth: Option<u32>,
+        nodes: Option<u64>,
+        movetime_ms: Option<u64>,
+        skill: u8,
+        multiseat: &str,
+        seed: u64,
+        threads: usize,
+        hash_mib: usize,
+        network: bool,
+        exact: bool,
+    ) -> PyResult<SearchResult> {
+        let limits = search::Limits {
+            depth,
+            nodes,
+            soft_ms: movetime_ms,
+            hard_ms: movetime_ms,
+            infinite: false,
+        };
+        if limits.unbounded() {
+            return Err(MenagerieError::new_err(
+                "search: give a limit: depth, nodes or movetime_ms",
+            ));
+        }
+        if skill > search::skill::FULL_STRENGTH {
+            return Err(MenagerieError::new_err(format!(
+                "search: skill {skill} is out of range 0..={}",
+                search::skill::FULL_STRENGTH
+            )));
+        }
+        if threads == 0 || hash_mib == 0 {
+            return Err(MenagerieError::new_err(
+                "search: threads and hash_mib must be at least 1",
+            ));
+        }
+        let multi_seat = search::MultiSeat::from_name(multiseat).ok_or_else(|| {
+            MenagerieError::new_err(format!("search: unknown multiseat method '{multiseat}'"))
+        })?;
+        match self.session.status() {
+            Status::Over(..) => return Err(MenagerieError::new_err("search: the game is over")),
+            Status::Ongoing if self.session.awaiting_chance() => {
+                return Err(MenagerieError::new_err(
+                    "search: a roll is due; play one of chance_outcomes()",
+                ))
+            }
+            Status::Ongoing => {}
+        }
+        let settings = search::Settings {
+            threads,
+            skill,
+            seed,
+            exact,
+            multi_seat,
+            network: network
+                .then(|| menagerie_nnue::builtin::network(self.session.game_id()))
+                .flatten()
+                .filter(|net| self.session.network_fits(net).is_ok()),
+        };
+        let shared = search::Shared::try_with_stop(hash_mib, Default::default())
+            .map_err(|e| MenagerieError::new_err(format!("search: {e}")))?;
+        let session = &self.session;
+        let (result, last) = py.detach(|| {
+            let mut last = LastInfo::default();
+            session.prepare_search(&settings, &mut search::Silent);
+            let result = session.search(&limits, &shared, &settings, &mut last);
+            (result, last)
+        });
+        let best = result
+            .best
+            .ok_or_else(|| MenagerieError::new_err("search: no move to choose"))?;
+        Ok(SearchResult {
+            best,
+            score: result.score.to_string(),
+            depth: last.depth,
+            nodes: result.nodes,
+            pv: last.pv,
+        })
+    }
+
+    /// The exact value of the position, where the engine can know it: a
+    /// solved game or the endgame tables, else a proof-number search of
+    /// at most `nodes` expansions. Two-seat games without dice only.
+    #[pyo3(signature = (*, nodes = 1_000_000))]
+    fn solve(&self, py: Python<'_>, nodes: u64) -> PyResult<Solution> {
+        let request = SolveRequest {
+            nodes,
+            memory_mib: None,
+            checkpoint: None,
+        };
+        let session = &self.session;
+        let answer =
+            py.detach(|| session.solve(&AtomicBool::new(false), &request, &mut search::Silent));
+        match answer {
+            Ok(Solved::Known(analysis)) => Ok(Solution {
+                value: analysis.value.to_string(),
+                moves: analysis
+                    .moves
+                    .into_iter()
+                    .map(|(mv, v)| (mv, v.to_string()))
+                    .collect(),
+                source: match analysis.source {
+                    Source::Solved { .. } => "solved",
+                    Source::Table(_) => "tables",
+                }
+                .to_string(),
+            }),
+            Ok(Solved::Proved(report)) => Ok(Solution {
+                value: report.value.to_string(),
+                moves: Vec::new(),
+                source: "proof".to_string(),
+            }),
+            Err(Unsolved::NotSolvable) => Err(MenagerieError::new_err(format!(
+                "solve: {} has no exact values (dice or more than two seats)",
+                self.session.game_id()
+            ))),
+            Err(Unsolved::Stopped) => Err(MenagerieError::new_err("solve: stopped")),
+            Err(Unsolved::Checkpoint(e)) => Err(MenagerieError::new_err(format!("solve: {e}"))),
+        }
+    }
+}
+
+#[pymodule]
+fn _menagerie(m: &Bound<'_, PyModule>) -> PyResult<()> {
+    m.add_class::<State>()?;
+    m.add_class::<GameInfo>()?;
+    m.add_class::<SearchResult>()?;
+    m.add_class::<Solution>()?;
+    m.add_function(wrap_pyfunction!(games, m)?)?;
+    m.add_function(wrap_pyfunction!(rulesets, m)?)?;
+    m.add("MenagerieError", m.py().get_type::<MenagerieError>())?;
+    Ok(())
+}

@@ -1,0 +1,205 @@
+"""The menagerie games inside OpenSpiel (`pip install open_spiel`).
+
+Importing this module registers every game of the build with
+`pyspiel.register_game` as ``menagerie_<id>`` (dashes become
+underscores), one OpenSpiel parameter per ruleset option:
+
+    >>> import pyspiel, menagerie.openspiel
+    >>> game = pyspiel.load_game("menagerie_kilkenny_cats", {"players": 3})
+    >>> game.num_players()
+    3
+
+Seats are OpenSpiel players in the game's turn order; a due die roll is
+OpenSpiel's chance player, its outcomes equally likely; actions are the
+game's move numbers (`menagerie.State.numbered_moves`), a roll's
+outcomes numbered from 0. Returns are
+zero-sum: +1 to the winner, -1/(n-1) to each other seat, 0 to all in a
+draw. `MenagerieBot` is an OpenSpiel bot that plays the engine's move.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+import pyspiel
+
+from . import _menagerie
+
+# Longest game the registration declares: the no-progress clock (100
+# plies at most) restarts only on progress that cannot be undone
+# (captures, drops), of which no game has more than 40; 1000 plies of
+# rolls and moves between.
+MAX_GAME_LENGTH = 41 * 100 + 1000
+
+
+def short_name(game_id: str) -> str:
+    """OpenSpiel's name of the menagerie game `game_id`."""
+    return "menagerie_" + game_id.replace("-", "_")
+
+
+def _parameter_default(values):
+    default = values[0]
+    return int(default) if all(v.isdigit() for v in values) else default
+
+
+def _ruleset_words(info, params) -> str:
+    words = []
+    for key, values in info.options:
+        value = params.get(key, _parameter_default(values))
+        words.append(f"{key}={value}")
+    return " ".join(words)
+
+
+class _Observer:
+    """Observations as strings: the position's notation (perfect
+    information; the same for every player)."""
+
+    def __init__(self, params):
+        if params:
+            raise ValueError(f"observation parameters not supported: {params}")
+        self.tensor = np.zeros(0, np.float32)
+        self.dict = {}
+
+    def set_from(self, state, player):
+        del state, player
+
+    def string_from(self, state, player):
+        del player
+        return state._menagerie.notation
+
+
+def _game_class(info):
+    players = [
+        int(v) for key, values in info.options if key == "players" for v in values
+    ] or [len(info.seats)]
+    game_type = pyspiel.GameType(
+        short_name=short_name(info.id),
+        long_name=f"menagerie {info.name}",
+        dynamics=pyspiel.GameType.Dynamics.SEQUENTIAL,
+        chance_mode=(
+            pyspiel.GameType.ChanceMode.EXPLICIT_STOCHASTIC
+            if info.has_chance
+            else pyspiel.GameType.ChanceMode.DETERMINISTIC
+        ),
+        information=pyspiel.GameType.Information.PERFECT_INFORMATION,
+        utility=pyspiel.GameType.Utility.ZERO_SUM,
+        reward_model=pyspiel.GameType.RewardModel.TERMINAL,
+        max_num_players=max(players),
+        min_num_players=min(players),
+        provides_information_state_string=True,
+        provides_information_state_tensor=False,
+        provides_observation_string=True,
+        provides_observation_tensor=False,
+        parameter_specification={
+            key: _parameter_default(values) for key, values in info.options
+        },
+    )
+
+    class Game(pyspiel.Game):
+        __doc__ = f"{info.name} from menagerie, as an OpenSpiel game."
+
+        def __init__(self, params=None):
+            params = dict(params or {})
+            self.ruleset = _ruleset_words(info, params)
+            start = _menagerie.State(info.id, self.ruleset)
+            seats = len(start.seats)
+            outcomes = len(start.chance_outcomes()) if info.has_chance else 0
+            if info.has_chance and outcomes == 0:
+                # The roll is due after the first move: count the faces then.
+                probe = start.copy()
+                while not probe.is_chance and not probe.is_over:
+                    probe.play(probe.legal_moves()[0])
+                outcomes = len(probe.chance_outcomes())
+            game_info = pyspiel.GameInfo(
+                num_distinct_actions=info.num_actions,
+                max_chance_outcomes=outcomes,
+                num_players=seats,
+                min_utility=-1.0,
+                max_utility=1.0,
+                utility_sum=0.0,
+                max_game_length=MAX_GAME_LENGTH,
+            )
+            super().__init__(game_type, game_info, params)
+
+        def new_initial_state(self):
+            return State(self)
+
+        def make_py_observer(self, iig_obs_type=None, params=None):
+            del iig_obs_type
+            return _Observer(params)
+
+    class State(pyspiel.State):
+        __doc__ = f"A position of {info.name}, kept by menagerie's rules."
+
+        def __init__(self, game):
+            super().__init__(game)
+            self._menagerie = _menagerie.State(info.id, game.ruleset)
+
+        def current_player(self):
+            m = self._menagerie
+            if m.is_over:
+                return pyspiel.PlayerId.TERMINAL
+            if m.is_chance:
+                return pyspiel.PlayerId.CHANCE
+            return m.side_index
+
+        def _keyed(self):
+            """Action number to move: a player's moves by their keys, the
+            roll's outcomes numbered from 0 in key order (OpenSpiel wants
+            chance actions below `max_chance_outcomes`)."""
+            keyed = sorted(self._menagerie.numbered_moves())
+            if self._menagerie.is_chance:
+                return {i: move for i, (_, move) in enumerate(keyed)}
+            return dict(keyed)
+
+        def _legal_actions(self, player):
+            del player
+            return sorted(self._keyed())
+
+        def chance_outcomes(self):
+            p = dict(self._menagerie.chance_outcomes())
+            return [(action, p[move]) for action, move in self._keyed().items()]
+
+        def _apply_action(self, action):
+            self._menagerie.play(self._keyed()[action])
+
+        def _action_to_string(self, player, action):
+            del player
+            move = self._keyed().get(action)
+            return move if move is not None else f"action {action}"
+
+        def is_terminal(self):
+            return self._menagerie.is_over
+
+        def returns(self):
+            m = self._menagerie
+            n = len(m.seats)
+            if not m.is_over or m.winner is None:
+                return [0.0] * n
+            winner = m.seats.index(m.winner)
+            return [1.0 if i == winner else -1.0 / (n - 1) for i in range(n)]
+
+        def __str__(self):
+            return self._menagerie.notation
+
+    pyspiel.register_game(game_type, Game)
+    return Game
+
+
+GAMES = {info.id: _game_class(info) for info in _menagerie.games()}
+
+
+class MenagerieBot(pyspiel.Bot):
+    """An OpenSpiel bot that plays the menagerie engine's move; rolls are
+    left to OpenSpiel's chance player. `search` takes the keywords of
+    `menagerie.State.search` (depth, nodes, movetime_ms, skill, ...)."""
+
+    def __init__(self, **search):
+        pyspiel.Bot.__init__(self)
+        self._search = search or {"nodes": 10_000}
+
+    def restart_at(self, state):
+        del state
+
+    def step(self, state):
+        best = state._menagerie.search(**self._search).best
+        return next(a for a, move in state._keyed().items() if move == best)

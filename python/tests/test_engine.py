@@ -1,0 +1,74 @@
+"""The engine through the Python package: search and solve."""
+
+import pytest
+
+import menagerie
+
+
+@pytest.mark.parametrize(
+    "game,ruleset",
+    [
+        ("hat-diviyan-keliya", "board=large"),
+        ("awithlaknannai-mosona", ""),
+        ("safari-dual", ""),
+        ("kilkenny-cats", "players=2"),
+        ("kilkenny-cats", "players=4"),
+    ],
+)
+def test_search_plays_a_legal_move_within_its_nodes(game, ruleset):
+    state = menagerie.State(game, ruleset)
+    if state.is_chance:
+        state.play(state.chance_outcomes()[2][0])
+    result = state.search(nodes=3000)
+    assert result.best in state.legal_moves()
+    assert result.pv and result.pv[0] in state.legal_moves()
+    assert result.nodes > 0
+    assert result.depth >= 1
+    assert result.score.split()[0] in ("cp", "win", "loss")
+    again = state.search(nodes=3000)
+    assert (again.best, again.nodes, again.score) == (result.best, result.nodes, result.score)
+
+
+def test_search_is_repeatable_at_fixed_nodes_and_follows_its_settings():
+    state = menagerie.State("kilkenny-cats", "players=3")
+    state.play("r4")
+    first = state.search(nodes=5000, multiseat="paranoid")
+    again = state.search(nodes=5000, multiseat="paranoid")
+    assert (again.best, again.nodes, again.score) == (first.best, first.nodes, first.score)
+    for method in ("brs", "brs-plus", "maxn", "mcts", "greedy"):
+        assert state.search(nodes=2000, multiseat=method).best in state.legal_moves()
+    assert state.search(depth=1, skill=0, seed=7).best in state.legal_moves()
+    assert state.search(movetime_ms=20).best in state.legal_moves()
+
+
+def test_search_refusals():
+    state = menagerie.State("kilkenny-cats")
+    with pytest.raises(menagerie.MenagerieError, match="^search: a roll is due"):
+        state.search(nodes=100)
+    state.play("r1")
+    with pytest.raises(menagerie.MenagerieError, match="^search: give a limit"):
+        state.search()
+    with pytest.raises(menagerie.MenagerieError, match="^search: unknown multiseat"):
+        state.search(nodes=100, multiseat="oracle")
+    with pytest.raises(menagerie.MenagerieError, match="^search: skill 21"):
+        state.search(nodes=100, skill=21)
+    with pytest.raises(menagerie.MenagerieError, match="^solve: kilkenny-cats has no exact"):
+        state.solve()
+
+
+def test_solve_gives_the_solved_value_and_every_move():
+    state = menagerie.State("hat-diviyan-keliya")
+    solution = state.solve()
+    assert solution.source == "solved"
+    assert solution.value.split()[0] in ("win", "loss", "draw")
+    assert sorted(m for m, _ in solution.moves) == sorted(state.legal_moves())
+    # The value is the best of the moves' values for the side to move.
+    best = state.search(depth=30)
+    assert best.score.split()[0] == solution.value.split()[0]
+
+
+def test_solve_by_proof_search_when_nothing_is_known():
+    state = menagerie.State("safari-dual")
+    solution = state.solve(nodes=2000)
+    assert solution.source == "proof"
+    assert solution.moves == []

@@ -1,0 +1,102 @@
+"""The games inside OpenSpiel: registered, checked by OpenSpiel's own
+random simulation test, played by its bots and by the engine's bot.
+Skipped without open_spiel unless MENAGERIE_REQUIRE_OPENSPIEL is set (as
+.ci/run sets it)."""
+
+import os
+
+import numpy as np
+import pytest
+
+import menagerie
+
+if os.environ.get("MENAGERIE_REQUIRE_OPENSPIEL"):
+    import pyspiel
+else:
+    pyspiel = pytest.importorskip("pyspiel")
+
+import menagerie.openspiel as mos  # noqa: E402  (needs pyspiel)
+from open_spiel.python.algorithms import evaluate_bots, mcts  # noqa: E402
+
+OPTIONS = {g.id: g.options for g in menagerie.games()}
+
+
+def parameters(game_id, ruleset):
+    params = {}
+    for word in ruleset.split():
+        key, value = word.split("=")
+        params[key] = int(value) if value.isdigit() else value
+    return params
+
+
+ALL = [(g.id, r) for g in menagerie.games() for r in menagerie.rulesets(g.id)]
+
+
+@pytest.mark.parametrize("game_id,ruleset", ALL)
+def test_random_sim_test_passes_with_serialisation(game_id, ruleset):
+    game = pyspiel.load_game(mos.short_name(game_id), parameters(game_id, ruleset))
+    state = game.new_initial_state()
+    # The registered game plays the ruleset asked for.
+    assert state._menagerie.ruleset == ruleset
+    assert game.num_players() == len(state._menagerie.seats)
+    pyspiel.random_sim_test(game, num_sims=3, serialize=True, verbose=False)
+
+
+def test_registration_names_and_parameters():
+    registered = set(pyspiel.registered_names())
+    for g in menagerie.games():
+        assert mos.short_name(g.id) in registered
+    game = pyspiel.load_game("menagerie_kilkenny_cats(players=4)")
+    assert game.num_players() == 4
+    assert game.get_type().chance_mode == pyspiel.GameType.ChanceMode.EXPLICIT_STOCHASTIC
+    assert game.max_chance_outcomes() == 6
+    with pytest.raises(Exception):
+        pyspiel.load_game("menagerie_kilkenny_cats(players=9)")
+
+
+def test_returns_are_zero_sum_per_seat():
+    game = pyspiel.load_game("menagerie_kilkenny_cats(players=3)")
+    rng = np.random.RandomState(3)
+    state = game.new_initial_state()
+    while not state.is_terminal():
+        if state.is_chance_node():
+            actions, probs = zip(*state.chance_outcomes())
+            state.apply_action(rng.choice(actions, p=probs))
+        else:
+            state.apply_action(rng.choice(state.legal_actions()))
+    returns = state.returns()
+    assert sum(returns) == pytest.approx(0.0)
+    assert sorted(returns) in ([-0.5, -0.5, 1.0], [0.0, 0.0, 0.0])
+
+
+def mcts_bot(game, seed, simulations):
+    rng = np.random.RandomState(seed)
+    return mcts.MCTSBot(
+        game,
+        uct_c=2,
+        max_simulations=simulations,
+        evaluator=mcts.RandomRolloutEvaluator(n_rollouts=1, random_state=rng),
+        random_state=rng,
+    )
+
+
+@pytest.mark.parametrize(
+    "game_id,params",
+    [
+        ("safari-dual", {}),
+        ("kilkenny-cats", {"players": 3}),
+        ("hat-diviyan-keliya", {}),
+    ],
+)
+def test_openspiel_bots_and_the_engine_bot_play_whole_games(game_id, params):
+    game = pyspiel.load_game(mos.short_name(game_id), params)
+    seats = game.num_players()
+    bots = [mos.MenagerieBot(nodes=500)]
+    bots.append(mcts_bot(game, 1, simulations=4))
+    while len(bots) < seats:
+        bots.append(pyspiel.make_uniform_random_bot(len(bots), 5))
+    returns = evaluate_bots.evaluate_bots(
+        game.new_initial_state(), bots, np.random.RandomState(7)
+    )
+    assert len(returns) == seats
+    assert sum(returns) == pytest.approx(0.0)
