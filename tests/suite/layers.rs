@@ -121,6 +121,18 @@ const LAYERS: &[(&str, &[&str])] = &[
         "menagerie",
         &["menagerie-engine", "menagerie-referee", "menagerie-rules"],
     ),
+    // The Python package: the rules' sessions with the engine's search
+    // attached, as the engine program has them; no wire (no protocol text).
+    (
+        "menagerie-python",
+        &[
+            "menagerie-rules",
+            "menagerie-search",
+            "menagerie-engine",
+            "menagerie-tables",
+            "menagerie-nnue",
+        ],
+    ),
     // The test-only game: a game is rules alone.
     ("menagerie-takeaway", &["menagerie-rules"]),
 ];

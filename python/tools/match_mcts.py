@@ -1,0 +1,96 @@
+"""The engine against OpenSpiel's MCTS bot (random rollouts), inside
+OpenSpiel: `python match_mcts.py GAME PARAMS GAMES SIMULATIONS MOVETIME_MS
+OUT.jsonl`. The engine takes one seat, MCTS every other, the engine's
+seat turning each game; one JSON line per game is appended to OUT (a
+cut run resumes after the games it holds). Prints the engine's share
+(1 a win, 1/2 a draw, 0 a loss) with its 95% interval, par 1/seats, and
+each side's mean seconds per move."""
+
+import json
+import math
+import os
+import sys
+import time
+
+import numpy as np
+import pyspiel
+from open_spiel.python.algorithms import mcts
+
+import menagerie.openspiel as mos
+
+
+class Timed:
+    """A bot that records the seconds of each of its moves."""
+
+    def __init__(self, bot):
+        self.bot, self.seconds = bot, []
+
+    def step(self, state):
+        began = time.perf_counter()
+        action = self.bot.step(state)
+        self.seconds.append(time.perf_counter() - began)
+        return action
+
+
+def play(game, bots, rng):
+    state = game.new_initial_state()
+    while not state.is_terminal():
+        if state.is_chance_node():
+            actions, probs = zip(*state.chance_outcomes())
+            state.apply_action(rng.choice(actions, p=probs))
+        else:
+            state.apply_action(bots[state.current_player()].step(state))
+    return state.returns()
+
+
+def main():
+    game_id, params, games, sims, movetime, out = sys.argv[1:7]
+    params = json.loads(params)
+    game = pyspiel.load_game(mos.short_name(game_id), params)
+    seats = game.num_players()
+    done = []
+    if os.path.exists(out):
+        with open(out) as f:
+            done = [json.loads(line) for line in f if line.strip()]
+    for index in range(len(done), int(games)):
+        rng = np.random.RandomState(index)
+        engine = Timed(mos.MenagerieBot(movetime_ms=int(movetime), seed=index))
+        mcts_bot = Timed(
+            mcts.MCTSBot(
+                game,
+                uct_c=2,
+                max_simulations=int(sims),
+                evaluator=mcts.RandomRolloutEvaluator(n_rollouts=1, random_state=rng),
+                random_state=rng,
+            )
+        )
+        seat = index % seats
+        bots = [engine if s == seat else mcts_bot for s in range(seats)]
+        returns = play(game, bots, rng)
+        r = returns[seat]
+        score = 1.0 if r > 0 else 0.5 if r == 0 else 0.0
+        record = {
+            "game": index,
+            "seat": seat,
+            "score": score,
+            "engine_s": sum(engine.seconds) / max(1, len(engine.seconds)),
+            "mcts_s": sum(mcts_bot.seconds) / max(1, len(mcts_bot.seconds)),
+        }
+        with open(out, "a") as f:
+            f.write(json.dumps(record) + "\n")
+        done.append(record)
+    scores = [d["score"] for d in done]
+    n = len(scores)
+    mean = sum(scores) / n
+    sd = math.sqrt(sum((s - mean) ** 2 for s in scores) / max(1, n - 1))
+    half = 1.96 * sd / math.sqrt(n)
+    print(
+        f"{game_id} {params} seats {seats}: engine {mean:.3f} +/- {half:.3f} "
+        f"over {n} games (par {1 / seats:.3f}); seconds per move: engine "
+        f"{np.mean([d['engine_s'] for d in done]):.3f}, MCTS ({sims} simulations) "
+        f"{np.mean([d['mcts_s'] for d in done]):.3f}"
+    )
+
+
+if __name__ == "__main__":
+    main()
