@@ -553,8 +553,19 @@ async function main() {
     const hinted = (await page.textContent('#hint')).match(/play (\S+)/)[1];
     check((await board(page, 'legal')).split(' ').includes(hinted) && (await board(page, 'moves')) === ''
       && (await page.$$eval('.target.hinted', (els) => els.length)) >= 2, `a hint shows the engine's move (${hinted}) and plays nothing`);
-    await clickMove(page, 'safari-dual', 0);
-    await clickMove(page, 'safari-dual', 1);
+    // The engine's random replies (the tab seeds them afresh) end the
+    // game within four plies now and then (40 of the 28,278 four-ply
+    // lines do): start again until a game goes on, as a person would.
+    for (let attempt = 1; ; attempt++) {
+      await clickMove(page, 'safari-dual', 0);
+      await clickMove(page, 'safari-dual', 1);
+      await waitForTurn(page);
+      if ((await board(page, 'turn')) !== 'over') break;
+      check(attempt < 20, 'a game going on after four plies within 20 tries');
+      if (attempt >= 20) break;
+      await page.click('#new');
+      await waitForTurn(page);
+    }
     const four = (await board(page, 'moves')).split(' ');
     await page.click('#moves li:first-child');
     check((await board(page, 'shown')) === engineNotation('safari-dual', {}, flowStart, four[0]), 'a move clicked in the list shows the position after it');

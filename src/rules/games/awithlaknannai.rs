@@ -798,8 +798,10 @@ impl Game for Awithlaknannai {
     const MOVE_KEYS: usize = 2 * 32 * 32;
     // Leap chains from one point to another by different routes share a
     // key: up to 28 in one position in 2,400 random games over every
-    // ruleset; 64 leaves room, and a position past it is refused, not
-    // misnumbered.
+    // ruleset, but an MCTS rollout from engine-played positions found
+    // more than 64 (python/README.md). A position past the bound is
+    // refused, never misnumbered; chains as sequences of single leaps
+    // would remove the bound.
     const MOVES_PER_KEY: usize = 64;
 
     fn move_key(mv: AwMove) -> usize {
