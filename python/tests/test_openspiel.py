@@ -56,15 +56,10 @@ def test_registration_names_and_parameters():
 
 def test_returns_are_zero_sum_per_seat():
     game = pyspiel.load_game("menagerie_kilkenny_cats(players=3)")
-    rng = np.random.RandomState(3)
-    state = game.new_initial_state()
-    while not state.is_terminal():
-        if state.is_chance_node():
-            actions, probs = zip(*state.chance_outcomes())
-            state.apply_action(rng.choice(actions, p=probs))
-        else:
-            state.apply_action(rng.choice(state.legal_actions()))
-    returns = state.returns()
+    bots = [pyspiel.make_uniform_random_bot(seat, 3) for seat in range(3)]
+    returns = evaluate_bots.evaluate_bots(
+        game.new_initial_state(), bots, np.random.RandomState(3)
+    )
     assert sum(returns) == pytest.approx(0.0)
     assert sorted(returns) in ([-0.5, -0.5, 1.0], [0.0, 0.0, 0.0])
 

@@ -14,7 +14,7 @@ import time
 
 import numpy as np
 import pyspiel
-from open_spiel.python.algorithms import mcts
+from open_spiel.python.algorithms import evaluate_bots, mcts
 
 import menagerie.openspiel as mos
 
@@ -25,22 +25,17 @@ class Timed:
     def __init__(self, bot):
         self.bot, self.seconds = bot, []
 
+    def restart_at(self, state):
+        self.bot.restart_at(state)
+
+    def inform_action(self, state, player, action):
+        self.bot.inform_action(state, player, action)
+
     def step(self, state):
         began = time.perf_counter()
         action = self.bot.step(state)
         self.seconds.append(time.perf_counter() - began)
         return action
-
-
-def play(game, bots, rng):
-    state = game.new_initial_state()
-    while not state.is_terminal():
-        if state.is_chance_node():
-            actions, probs = zip(*state.chance_outcomes())
-            state.apply_action(rng.choice(actions, p=probs))
-        else:
-            state.apply_action(bots[state.current_player()].step(state))
-    return state.returns()
 
 
 def main():
@@ -66,7 +61,7 @@ def main():
         )
         seat = index % seats
         bots = [engine if s == seat else mcts_bot for s in range(seats)]
-        returns = play(game, bots, rng)
+        returns = evaluate_bots.evaluate_bots(game.new_initial_state(), bots, rng)
         r = returns[seat]
         score = 1.0 if r > 0 else 0.5 if r == 0 else 0.0
         record = {
