@@ -491,7 +491,7 @@ fn flood(
 fn an_engine_whose_output_nobody_reads_stops_reading_its_input() {
     use std::io::Read;
     use std::sync::atomic::Ordering;
-    let lines = 3_000_000;
+    let lines = 1_000_000;
     let (mut child, written, writer) = flood("", "isready\n", lines);
     // Nobody reads: the engine blocks writing readyok, stops reading, and
     // the writer blocks on the full pipe. Watched until the count has not
