@@ -45,8 +45,8 @@ struct GameInfo {
     has_chance: bool,
     /// How the game's moves are written.
     move_syntax: String,
-    /// How many action numbers the game's moves and rolls can have
-    /// (`State.numbered_moves`): OpenSpiel's `num_distinct_actions`.
+    /// How many action numbers the game's moves can be made of
+    /// (`State.move_actions`): OpenSpiel's `num_distinct_actions`.
     num_actions: usize,
 }
 
@@ -302,16 +302,20 @@ impl State {
         self.session.legal_moves()
     }
 
-    /// The legal moves with their action numbers, in the order of
-    /// `legal_moves`: each below the game's `num_actions` and distinct in
-    /// one position; a move's number is its from-and-to key, ranked among
-    /// the position's moves of the same key where leap chains share one.
-    fn numbered_moves(&self) -> PyResult<Vec<(usize, String)>> {
-        self.session.numbered_moves().ok_or_else(|| {
-            MenagerieError::new_err(
-                "numbered_moves: more moves share a key here than the game numbers",
-            )
-        })
+    /// The legal moves as sequences of action numbers, in the order of
+    /// `legal_moves`: each number below the game's `num_actions`; in one
+    /// position no move's sequence is the same as or the start of
+    /// another's. A move is one action (its from-and-to points), except
+    /// an Awithlaknannai Mosona leap chain: one action per leap.
+    fn move_actions(&self) -> Vec<(Vec<usize>, String)> {
+        self.session.move_actions()
+    }
+
+    /// How an action that does not end a move is written: the points of
+    /// one leap of an Awithlaknannai Mosona chain (`m2k2i2`); `None` for
+    /// other numbers.
+    fn action_text(&self, action: usize) -> Option<String> {
+        self.session.action_text(action)
     }
 
     /// The outcomes of the roll due with their probabilities; empty where

@@ -11,10 +11,13 @@ underscores), one OpenSpiel parameter per ruleset option:
 
 Seats are OpenSpiel players in the game's turn order; a due die roll is
 OpenSpiel's chance player, its outcomes equally likely; actions are the
-game's move numbers (`menagerie.State.numbered_moves`), a roll's
-outcomes numbered from 0. Returns are
-zero-sum: +1 to the winner, -1/(n-1) to each other seat, 0 to all in a
-draw. `MenagerieBot` is an OpenSpiel bot that plays the engine's move.
+game's action numbers (`menagerie.State.move_actions`), a roll's
+outcomes numbered from 0. A move is one action, except an
+Awithlaknannai Mosona leap chain, one action per leap (as OpenSpiel's
+checkers takes multiple jumps): the same player acts until the chain
+ends. Returns are zero-sum: +1 to the winner, -1/(n-1) to each other
+seat, 0 to all in a draw. `MenagerieBot` is an OpenSpiel bot that plays
+the engine's move.
 """
 
 from __future__ import annotations
@@ -64,7 +67,7 @@ class _Observer:
 
     def string_from(self, state, player):
         del player
-        return state._menagerie.notation
+        return str(state)
 
 
 def _game_class(info):
@@ -133,6 +136,9 @@ def _game_class(info):
         def __init__(self, game):
             super().__init__(game)
             self._menagerie = _menagerie.State(info.id, game.ruleset)
+            # The actions taken so far of a move made of several (a leap
+            # chain, leap by leap); the move is played when they end it.
+            self._partial = []
 
         def current_player(self):
             m = self._menagerie
@@ -142,30 +148,46 @@ def _game_class(info):
                 return pyspiel.PlayerId.CHANCE
             return m.side_index
 
-        def _keyed(self):
-            """Action number to move: a player's moves by their keys, the
-            roll's outcomes numbered from 0 in key order (OpenSpiel wants
-            chance actions below `max_chance_outcomes`)."""
-            keyed = sorted(self._menagerie.numbered_moves())
-            if self._menagerie.is_chance:
-                return {i: move for i, (_, move) in enumerate(keyed)}
-            return dict(keyed)
+        def _choices(self):
+            """Each legal action and the move it ends, or None where the
+            move goes on: at a roll the outcomes, numbered from 0 (OpenSpiel
+            wants chance actions below `max_chance_outcomes`); else the next
+            action of every legal move that starts with the actions taken
+            so far."""
+            m = self._menagerie
+            if m.is_chance:
+                return {i: move for i, move in enumerate(m.legal_moves())}
+            done = len(self._partial)
+            choices = {}
+            for actions, move in m.move_actions():
+                if actions[:done] == self._partial:
+                    choices[actions[done]] = move if len(actions) == done + 1 else None
+            return choices
 
         def _legal_actions(self, player):
             del player
-            return sorted(self._keyed())
+            return sorted(self._choices())
 
         def chance_outcomes(self):
             p = dict(self._menagerie.chance_outcomes())
-            return [(action, p[move]) for action, move in self._keyed().items()]
+            return [(action, p[move]) for action, move in self._choices().items()]
 
         def _apply_action(self, action):
-            self._menagerie.play(self._keyed()[action])
+            move = self._choices()[action]
+            if move is None:
+                self._partial.append(action)
+            else:
+                self._partial = []
+                self._menagerie.play(move)
 
         def _action_to_string(self, player, action):
             del player
-            move = self._keyed().get(action)
-            return move if move is not None else f"action {action}"
+            choices = self._choices()
+            if action not in choices:
+                return f"action {action}"
+            if choices[action] is None:
+                return f"{self._menagerie.action_text(action)}..."
+            return choices[action]
 
         def is_terminal(self):
             return self._menagerie.is_over
@@ -179,7 +201,9 @@ def _game_class(info):
             return [1.0 if i == winner else -1.0 / (n - 1) for i in range(n)]
 
         def __str__(self):
-            return self._menagerie.notation
+            # Mid-chain the leaps taken so far are part of the state.
+            taken = (self._menagerie.action_text(a) for a in self._partial)
+            return " ".join([self._menagerie.notation, *taken])
 
     pyspiel.register_game(game_type, Game)
     return Game
@@ -196,10 +220,22 @@ class MenagerieBot(pyspiel.Bot):
     def __init__(self, **search):
         pyspiel.Bot.__init__(self)
         self._search = search or {"nodes": 10_000}
+        # The position last searched and its best move, whose actions are
+        # taken one by one where it is a leap chain.
+        self._chosen = None
 
     def restart_at(self, state):
         del state
+        self._chosen = None
 
     def step(self, state):
-        best = state._menagerie.search(**self._search).best
-        return next(a for a, move in state._keyed().items() if move == best)
+        choices = state._choices()
+        m = state._menagerie
+        if self._chosen is None or self._chosen[0] != (m.notation, m.history()):
+            self._chosen = ((m.notation, m.history()), m.search(**self._search).best)
+        actions = dict((move, a) for a, move in m.move_actions())[self._chosen[1]]
+        done = len(state._partial)
+        if actions[:done] != state._partial:
+            # A chain begun by another player: go on with its first move.
+            return min(choices)
+        return actions[done]

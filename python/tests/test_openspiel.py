@@ -3,6 +3,7 @@ random simulation test, played by its bots and by the engine's bot.
 Skipped without open_spiel unless MENAGERIE_REQUIRE_OPENSPIEL is set (as
 .ci/run sets it)."""
 
+import collections
 import os
 
 import numpy as np
@@ -81,6 +82,7 @@ def mcts_bot(game, seed, simulations):
         ("safari-dual", {}),
         ("kilkenny-cats", {"players": 3}),
         ("hat-diviyan-keliya", {}),
+        ("awithlaknannai-mosona", {}),
     ],
 )
 def test_openspiel_bots_and_the_engine_bot_play_whole_games(game_id, params):
@@ -95,3 +97,59 @@ def test_openspiel_bots_and_the_engine_bot_play_whole_games(game_id, params):
     )
     assert len(returns) == seats
     assert sum(returns) == pytest.approx(0.0)
+
+
+# White's lone man with 175 leap chains, 71 of them between the same two
+# points, and with 3,277, 664 of them so (found by random placement): more
+# than any numbering of whole chains by their ends allowed (64), so
+# OpenSpiel takes a chain leap by leap.
+CHAINS = "2BB2B1/B3BB1B1/BBBB2BW w 0"
+MORE_CHAINS = "1BB1BB1B/1B1BB2B1/2BWB3 w 0"
+
+
+def chain_state(notation=CHAINS):
+    game = pyspiel.load_game("menagerie_awithlaknannai_mosona")
+    state = game.new_initial_state()
+    state._menagerie = menagerie.State("awithlaknannai-mosona", "", notation)
+    return game, state
+
+
+def test_leap_chains_are_taken_leap_by_leap_and_reach_every_move_once():
+    game, state = chain_state()
+    legal = state._menagerie.legal_moves()
+    ends = collections.Counter((m[:2], m[-2:]) for m in legal)
+    assert max(ends.values()) > 64
+    reached = []
+
+    def walk(s, depth):
+        for action in s.legal_actions():
+            assert 0 <= action < game.num_distinct_actions()
+            child = s.child(action)
+            if child._menagerie.notation == s._menagerie.notation:
+                # Mid-chain: the same player leaps again; the leaps taken
+                # are part of the state and of its string.
+                assert child.current_player() == s.current_player()
+                assert str(child) != str(s)
+                assert s.action_to_string(action).endswith("...")
+                walk(child, depth + 1)
+            else:
+                reached.append(child._menagerie.history()[-1])
+                assert s.action_to_string(action) == reached[-1]
+                # A chain of n leaps took n actions.
+                assert depth + 1 == (len(reached[-1]) - 2) // 4
+
+    walk(state, 0)
+    assert sorted(reached) == sorted(legal)
+
+
+def test_the_engine_bot_plays_its_whole_chain():
+    game, state = chain_state(MORE_CHAINS)
+    best = state._menagerie.search(nodes=2000).best
+    bot = mos.MenagerieBot(nodes=2000)
+    before = state._menagerie.notation
+    steps = 0
+    while state._menagerie.notation == before:
+        state.apply_action(bot.step(state))
+        steps += 1
+    assert state._menagerie.history() == [best]
+    assert steps == (len(best) - 2) // 4 > 1

@@ -34,11 +34,14 @@ def walk(state, rng, plies):
     while not state.is_over and seen < plies:
         moves = state.legal_moves()
         assert moves, "an ongoing game has a move or a roll"
-        numbered = state.numbered_moves()
+        numbered = state.move_actions()
         assert [m for _, m in numbered] == moves
-        numbers = [n for n, _ in numbered]
-        assert len(set(numbers)) == len(numbers), "action numbers are distinct"
-        assert all(0 <= n < ACTIONS[state.game] for n in numbers)
+        sequences = [tuple(s) for s, _ in numbered]
+        assert all(sequences), "every move is at least one action"
+        for i, s in enumerate(sequences):
+            others = (t for j, t in enumerate(sequences) if j != i)
+            assert all(t[: len(s)] != s for t in others), "none starts another"
+        assert all(0 <= n < ACTIONS[state.game] for s in sequences for n in s)
         assert len(set(moves)) == len(moves)
         if state.is_chance:
             outcomes = state.chance_outcomes()

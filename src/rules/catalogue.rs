@@ -49,7 +49,7 @@ pub struct GameEntry<A: Attach = Rules> {
     /// Why the game's own rules can end it, each with what it means.
     pub end_reasons: &'static [(&'static str, &'static str)],
     /// How many action numbers its moves and rolls can have
-    /// ([`crate::game::session::DynSession::numbered_moves`]).
+    /// ([`crate::game::session::DynSession::move_actions`]).
     pub actions: usize,
     new_session: fn(Ruleset) -> Box<A::Session>,
     /// Seeded random play checking the invariants of
@@ -70,7 +70,7 @@ impl<A: Attach> GameEntry<A> {
             has_chance: G::HAS_CHANCE,
             move_syntax: G::MOVE_SYNTAX,
             end_reasons: G::END_REASONS,
-            actions: G::MOVE_KEYS * G::MOVES_PER_KEY,
+            actions: G::ACTIONS,
             new_session: new_session::<G, A>,
             self_check: crate::game::selfcheck::random_play::<G>,
         }

@@ -110,6 +110,48 @@ fn branching_chains_are_distinct_moves_and_need_not_be_longest() {
 }
 
 #[test]
+fn a_chain_is_numbered_leap_by_leap_and_its_leaps_spell_it() {
+    // White's lone man with 3,277 chains, 664 of them between the same
+    // two points: numbered by their ends they would collide, leap by leap
+    // they do not (OpenSpiel's actions, `Game::move_actions`).
+    let moves = legal(&[], "1BB1BB1B/1B1BB2B1/2BWB3 w 0");
+    let p = Aw::from_notation(&rules(&[]), "1BB1BB1B/1B1BB2B1/2BWB3 w 0").unwrap();
+    let mut generated = Vec::new();
+    p.generate(&mut generated);
+    let mut sequences = std::collections::HashSet::new();
+    for mv in generated {
+        let mut actions = Vec::new();
+        Aw::move_actions(mv, &mut actions);
+        assert!(actions.iter().all(|&a| a < Aw::ACTIONS), "{mv}");
+        // Each leap is written as its three points; joined where one
+        // lands and the next starts, they give the chain's notation.
+        let leaps: Vec<String> = actions
+            .iter()
+            .map(|&a| Aw::action_text(a).expect("a leap"))
+            .collect();
+        let mut spelled = leaps[0].clone();
+        for leap in &leaps[1..] {
+            assert_eq!(spelled[spelled.len() - 2..], leap[..2], "{mv}");
+            spelled.push_str(&leap[2..]);
+        }
+        assert_eq!(spelled, mv.to_string());
+        assert_eq!(actions.len(), mv.captures());
+        assert!(sequences.insert(actions));
+    }
+    assert_eq!(sequences.len(), moves.len());
+    // A step is one action, written by the move itself.
+    let steps = legal(&[], "W7/9/7B w 0");
+    assert!(!steps.is_empty());
+    for step in steps {
+        let mut actions = Vec::new();
+        Aw::move_actions(Aw::parse_move(&step).unwrap(), &mut actions);
+        assert_eq!(actions.len(), 1);
+        assert_eq!(Aw::action_text(actions[0]), None);
+    }
+    assert_eq!(Aw::action_text(Aw::ACTIONS), None);
+}
+
+#[test]
 fn a_chain_may_land_on_its_start() {
     // White b3, Black c2 and d3 (and p1). The start is empty as soon as
     // the piece leaves, so b3 over c2 to e2 may go on over d3 back to b3.

@@ -309,10 +309,27 @@ pub trait Game: Clone + PartialEq + Eq + fmt::Debug + fmt::Display + Send + Sync
     fn move_key(mv: Self::Move) -> usize;
     /// Size of the history table of a seat.
     const MOVE_KEYS: usize;
-    /// The most legal moves of one position that share a key: 1 where a
-    /// key names one move, more where leap chains between the same points
-    /// share one (the action numbers of [`session::DynSession::numbered_moves`]).
-    const MOVES_PER_KEY: usize = 1;
+    /// How many distinct numbers [`Game::move_actions`] uses.
+    const ACTIONS: usize = Self::MOVE_KEYS;
+
+    /// A move as a sequence of actions, the choices one at a time, for
+    /// interfaces that number them (OpenSpiel): numbers below
+    /// [`Game::ACTIONS`], appended to `out`. Within a position the
+    /// sequences are distinct and none is the start of another, so a
+    /// sequence chosen action by action ends on exactly one move. By
+    /// default one action, the move's key, for games where a key names one
+    /// move of a position.
+    fn move_actions(mv: Self::Move, out: &mut Vec<usize>) {
+        out.push(Self::move_key(mv));
+    }
+
+    /// How an action that does not end a move is written (the part of
+    /// the move it chooses), for games whose moves are several actions;
+    /// `None` for a number that is no such action.
+    fn action_text(action: usize) -> Option<String> {
+        let _ = action;
+        None
+    }
 
     /// Static evaluation from the point of view of `seat`, for searches
     /// over more than two seats or with chance: by default the two-seat

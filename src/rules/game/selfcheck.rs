@@ -28,9 +28,11 @@ pub enum Broken {
     HandedTurn(Seat),
     /// `count_moves` and the list's length.
     CountMoves(usize, usize),
-    /// More moves share this key than [`Game::MOVES_PER_KEY`] or it is not
-    /// below [`Game::MOVE_KEYS`] (the action numbers need both).
-    MoveKeys(usize),
+    /// A move's key is not below [`Game::MOVE_KEYS`].
+    MoveKey(String),
+    /// A move's actions ([`Game::move_actions`]) are empty, out of range,
+    /// or the same as or the start of another move's.
+    MoveActions(String),
     /// The depth, the bulk count and the tree walk's.
     PerftBulk(u32, u64, u64),
     /// `random_move`'s pick and the list's with the same draw.
@@ -77,9 +79,10 @@ impl fmt::Display for Broken {
                 f,
                 "handing the turn to seat {seat} gives it no fresh turn or is not taken back"
             ),
-            Broken::MoveKeys(key) => write!(
+            Broken::MoveKey(m) => write!(f, "move {m}'s key is out of range"),
+            Broken::MoveActions(m) => write!(
                 f,
-                "move key {key} is out of range or shared by more moves than MOVES_PER_KEY"
+                "move {m}'s actions are empty, out of range, or start another move's"
             ),
             Broken::CountMoves(counted, listed) => write!(
                 f,
@@ -300,12 +303,27 @@ fn check_position<G: Game>(session: &Session<G>) -> Result<(), Broken> {
         }
     }
 
-    // Every move has an action number (`DynSession::numbered_moves`).
-    for &mv in moves.iter() {
-        let key = G::move_key(mv);
-        let sharing = moves.iter().filter(|&&m| G::move_key(m) == key).count();
-        if key >= G::MOVE_KEYS || sharing > G::MOVES_PER_KEY {
-            return Err(Broken::MoveKeys(key));
+    // Keys are in range; each move is a sequence of actions that no other
+    // move's starts with (`Game::move_actions`).
+    let actions: Vec<Vec<usize>> = moves
+        .iter()
+        .map(|&mv| {
+            let mut out = Vec::new();
+            G::move_actions(mv, &mut out);
+            out
+        })
+        .collect();
+    for (i, &mv) in moves.iter().enumerate() {
+        if G::move_key(mv) >= G::MOVE_KEYS {
+            return Err(Broken::MoveKey(mv.to_string()));
+        }
+        let mine = &actions[i];
+        let clash = actions
+            .iter()
+            .enumerate()
+            .any(|(j, other)| j != i && other.starts_with(mine));
+        if mine.is_empty() || mine.iter().any(|&a| a >= G::ACTIONS) || clash {
+            return Err(Broken::MoveActions(mv.to_string()));
         }
     }
 

@@ -197,12 +197,13 @@ pub trait DynSession: Send + Sync {
     fn take_back(&mut self) -> bool;
     /// Legal moves in notation, none when the game is over.
     fn legal_moves(&self) -> Vec<String>;
-    /// Legal moves with action numbers (OpenSpiel's), in the order of
-    /// [`DynSession::legal_moves`]: a move's key ([`super::Game::move_key`])
-    /// times the game's [`super::Game::MOVES_PER_KEY`] plus its rank among
-    /// this position's moves of the same key (by notation). `None` if a
-    /// key has more moves here than the game allows for.
-    fn numbered_moves(&self) -> Option<Vec<(usize, String)>>;
+    /// Legal moves as sequences of action numbers (OpenSpiel's; see
+    /// [`super::Game::move_actions`]), in the order of
+    /// [`DynSession::legal_moves`].
+    fn move_actions(&self) -> Vec<(Vec<usize>, String)>;
+    /// How an action that does not end a move is written
+    /// ([`super::Game::action_text`]).
+    fn action_text(&self, action: usize) -> Option<String>;
     fn status(&self) -> Status;
     fn side_letter(&self) -> char;
     /// The seat to move.
@@ -290,20 +291,21 @@ impl<G: Game> DynSession for Session<G> {
         moves.iter().map(|m| m.to_string()).collect()
     }
 
-    fn numbered_moves(&self) -> Option<Vec<(usize, String)>> {
+    fn move_actions(&self) -> Vec<(Vec<usize>, String)> {
         let mut moves = Vec::new();
         self.legal(&mut moves);
-        let named: Vec<(usize, String)> = moves
+        moves
             .iter()
-            .map(|&m| (G::move_key(m), m.to_string()))
-            .collect();
-        named
-            .iter()
-            .map(|(key, text)| {
-                let rank = named.iter().filter(|(k, t)| k == key && t < text).count();
-                (rank < G::MOVES_PER_KEY).then(|| (key * G::MOVES_PER_KEY + rank, text.clone()))
+            .map(|&m| {
+                let mut actions = Vec::new();
+                G::move_actions(m, &mut actions);
+                (actions, m.to_string())
             })
             .collect()
+    }
+
+    fn action_text(&self, action: usize) -> Option<String> {
+        G::action_text(action)
     }
 
     fn status(&self) -> Status {

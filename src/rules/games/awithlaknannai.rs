@@ -796,13 +796,35 @@ impl Game for Awithlaknannai {
     }
 
     const MOVE_KEYS: usize = 2 * 32 * 32;
-    // Leap chains from one point to another by different routes share a
-    // key: up to 28 in one position in 2,400 random games over every
-    // ruleset, but an MCTS rollout from engine-played positions found
-    // more than 64 (python/README.md). A position past the bound is
-    // refused, never misnumbered; chains as sequences of single leaps
-    // would remove the bound.
-    const MOVES_PER_KEY: usize = 64;
+
+    // Leap chains between the same two points by different routes share
+    // a key (more than 64 of them in one position, met by an MCTS
+    // rollout), so a chain is numbered leap by leap, as OpenSpiel's
+    // checkers numbers its multiple jumps: a step by its two points, a
+    // leap by its three. A chain ends only where no leap goes on, so none
+    // is the start of another.
+    const ACTIONS: usize = 32 * 32 + 32 * 32 * 32;
+
+    fn move_actions(mv: AwMove, out: &mut Vec<usize>) {
+        let path = mv.points();
+        if !mv.is_leap() {
+            out.push(path[0] as usize * 32 + path[1] as usize);
+            return;
+        }
+        for leap in path.windows(3).step_by(2) {
+            let [from, over, to] = [leap[0], leap[1], leap[2]].map(usize::from);
+            out.push(32 * 32 + (from * 32 + over) * 32 + to);
+        }
+    }
+
+    fn action_text(action: usize) -> Option<String> {
+        let leap = action.checked_sub(32 * 32)?;
+        let points = [leap / (32 * 32), leap / 32 % 32, leap % 32];
+        points
+            .iter()
+            .all(|&p| p < POINTS)
+            .then(|| points.map(|p| point_name(p as u8).to_string()).concat())
+    }
 
     fn move_key(mv: AwMove) -> usize {
         // Steps and leaps between the same points learn separately.
