@@ -655,8 +655,16 @@ async function main() {
       await phone.selectOption('#game', game);
       await phone.click('#new');
       await waitForTurn(phone);
+      // Once drawn: a clean-clone run once measured the first game's board
+      // at 440 px, the next three fitting; waited for (5 s at most), a
+      // board that never fits still fails, with a screenshot.
+      const fits = await phone.waitForFunction(() => {
+        const box = document.querySelector('#board svg').getBoundingClientRect();
+        return box.width <= 390 && box.left >= 0;
+      }, null, { timeout: 5000 }).then(() => true, () => false);
       const box = await phone.$eval('#board svg', (e) => e.getBoundingClientRect());
-      check(box.width <= 390 && box.left >= 0, `${game}: on a phone the board fits the screen (${Math.round(box.width)} px wide)`);
+      if (!fits) await shot(phone, `phone-${game}-too-wide`);
+      check(fits, `${game}: on a phone the board fits the screen (${Math.round(box.width)} px wide)`);
       await phone.click('#zoom');
       const smallest = await phone.$$eval('.target', (els) => Math.min(...els.map((e) => e.getBoundingClientRect().width)));
       check(smallest >= 44, `${game}: zoomed on a phone every point is a 44 px target (${smallest.toFixed(1)} px)`);
