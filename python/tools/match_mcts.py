@@ -1,6 +1,8 @@
 """The engine against OpenSpiel's MCTS bot (random rollouts), inside
 OpenSpiel: `python match_mcts.py GAME PARAMS GAMES SIMULATIONS MOVETIME_MS
-OUT.jsonl`. The engine takes one seat, MCTS every other, the engine's
+OUT.jsonl`. MOVETIME_MS `equal` gives the engine, at each of its moves,
+the mean time of MCTS's moves so far (three MCTS moves from the start
+measure it before the first game). The engine takes one seat, MCTS every other, the engine's
 seat turning each game; one JSON line per game is appended to OUT (a
 cut run resumes after the games it holds). Prints the engine's share
 (1 a win, 1/2 a draw, 0 a loss) with its 95% interval, par 1/seats, and
@@ -17,6 +19,26 @@ import pyspiel
 from open_spiel.python.algorithms import evaluate_bots, mcts
 
 import menagerie.openspiel as mos
+
+
+class EqualTime:
+    """The engine at MCTS's mean seconds per move so far."""
+
+    def __init__(self, mcts_timed, seed):
+        self.mcts = mcts_timed
+        # One bot for the game: it takes a leap chain it chose leap by leap.
+        self.bot = mos.MenagerieBot(movetime_ms=1, seed=seed)
+
+    def restart_at(self, state):
+        self.bot.restart_at(state)
+
+    def inform_action(self, state, player, action):
+        pass
+
+    def step(self, state):
+        ms = max(1, round(1000 * np.mean(self.mcts.seconds)))
+        self.bot._search["movetime_ms"] = ms
+        return self.bot.step(state)
 
 
 class Timed:
@@ -47,20 +69,35 @@ def main():
     if os.path.exists(out):
         with open(out) as f:
             done = [json.loads(line) for line in f if line.strip()]
+
+    def mcts_bot(rng):
+        return mcts.MCTSBot(
+            game,
+            uct_c=2,
+            max_simulations=int(sims),
+            evaluator=mcts.RandomRolloutEvaluator(n_rollouts=1, random_state=rng),
+            random_state=rng,
+        )
+
+    # MCTS's move times over the whole run, for `equal`.
+    mcts_seconds = [s for d in done for s in d.get("mcts_times", [])]
+    if movetime == "equal" and not mcts_seconds:
+        probe = Timed(mcts_bot(np.random.RandomState(999)))
+        for _ in range(3):
+            probe.step(game.new_initial_state())
+        mcts_seconds = probe.seconds
     for index in range(len(done), int(games)):
         rng = np.random.RandomState(index)
-        engine = Timed(mos.MenagerieBot(movetime_ms=int(movetime), seed=index))
-        mcts_bot = Timed(
-            mcts.MCTSBot(
-                game,
-                uct_c=2,
-                max_simulations=int(sims),
-                evaluator=mcts.RandomRolloutEvaluator(n_rollouts=1, random_state=rng),
-                random_state=rng,
-            )
-        )
+        mcts_timed = Timed(mcts_bot(rng))
+        if movetime == "equal":
+            mcts_timed.seconds = mcts_seconds
+            engine = Timed(EqualTime(mcts_timed, index))
+        else:
+            engine = Timed(mos.MenagerieBot(movetime_ms=int(movetime), seed=index))
+        opponent = mcts_timed
         seat = index % seats
-        bots = [engine if s == seat else mcts_bot for s in range(seats)]
+        before = len(mcts_seconds) if movetime == "equal" else 0
+        bots = [engine if s == seat else opponent for s in range(seats)]
         returns = evaluate_bots.evaluate_bots(game.new_initial_state(), bots, rng)
         r = returns[seat]
         score = 1.0 if r > 0 else 0.5 if r == 0 else 0.0
@@ -69,8 +106,10 @@ def main():
             "seat": seat,
             "score": score,
             "engine_s": sum(engine.seconds) / max(1, len(engine.seconds)),
-            "mcts_s": sum(mcts_bot.seconds) / max(1, len(mcts_bot.seconds)),
+            "mcts_s": float(np.mean(mcts_timed.seconds[before:] or [0.0])),
         }
+        if movetime == "equal":
+            record["mcts_times"] = mcts_timed.seconds[before:]
         with open(out, "a") as f:
             f.write(json.dumps(record) + "\n")
         done.append(record)
