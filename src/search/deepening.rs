@@ -48,7 +48,7 @@ impl<M> Iteration<M> {
 
 /// What iterative deepening needs from one search thread.
 pub trait Deepening<'a> {
-    type Move: Copy + fmt::Display;
+    type Move: Copy + PartialEq + fmt::Display;
     /// The deepest iteration the search supports.
     const MAX_DEPTH: u32;
 
@@ -113,11 +113,22 @@ pub fn iterate<'a, W: Deepening<'a>>(
             // choice, which it has just been compared with (and is the
             // only answer when the first iteration is cut short, which
             // then gets the one info line).
+            // A changed choice gets its own info line too, so that the
+            // last line's pv always starts with the move played (as a
+            // GUI shows it), the line the search found for it if it has
+            // one.
             if let Some((mv, partial)) = worker.iteration().best {
+                let changed = best.is_some_and(|(last, _)| last != mv);
                 best = Some((mv, partial));
-                if !reported {
+                if !reported || changed {
                     if let Some(reporter) = reporter.as_deref_mut() {
-                        report(worker, reporter, depth, partial, &[mv]);
+                        let line = &worker.iteration().pv[0];
+                        let pv = if line.first() == Some(&mv) {
+                            line.clone()
+                        } else {
+                            vec![mv]
+                        };
+                        report(worker, reporter, depth, partial, &pv);
                     }
                 }
             }
