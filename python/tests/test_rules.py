@@ -102,7 +102,10 @@ def count_leaves(state, depth):
 @pytest.mark.parametrize("game,ruleset", ALL_RULESETS)
 def test_perft_equals_a_count_by_play_and_undo(game, ruleset):
     state = menagerie.State(game, ruleset)
-    for depth in range(4):
+    # Depth 3 with six rolls between the moves is 25 s of Python play and
+    # undo in Kilkenny Cats; its perft tables are checked deeper in Rust.
+    deepest = 2 if state.is_chance else 3
+    for depth in range(deepest + 1):
         assert state.perft(depth) == count_leaves(state, depth)
 
 
