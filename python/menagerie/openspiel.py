@@ -229,13 +229,13 @@ class MenagerieBot(pyspiel.Bot):
         self._chosen = None
 
     def step(self, state):
-        choices = state._choices()
         m = state._menagerie
-        if self._chosen is None or self._chosen[0] != (m.notation, m.history()):
-            self._chosen = ((m.notation, m.history()), m.search(**self._search).best)
-        actions = dict((move, a) for a, move in m.move_actions())[self._chosen[1]]
+        position = (m.notation, m.history())
+        if self._chosen is None or self._chosen[0] != position:
+            self._chosen = (position, m.search(**self._search).best)
+        actions = next(a for a, move in m.move_actions() if move == self._chosen[1])
         done = len(state._partial)
         if actions[:done] != state._partial:
             # A chain begun by another player: go on with its first move.
-            return min(choices)
+            return min(state._choices())
         return actions[done]

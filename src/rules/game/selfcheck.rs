@@ -304,27 +304,24 @@ fn check_position<G: Game>(session: &Session<G>) -> Result<(), Broken> {
     }
 
     // Keys are in range; each move is a sequence of actions that no other
-    // move's starts with (`Game::move_actions`).
-    let actions: Vec<Vec<usize>> = moves
-        .iter()
-        .map(|&mv| {
-            let mut out = Vec::new();
-            G::move_actions(mv, &mut out);
-            out
-        })
-        .collect();
-    for (i, &mv) in moves.iter().enumerate() {
+    // move's starts with (`Game::move_actions`). Sorted, a sequence that
+    // starts another comes right before it or before one that it also
+    // starts, so neighbours are enough.
+    let mut actions: Vec<(Vec<usize>, G::Move)> = Vec::with_capacity(moves.len());
+    for &mv in moves.iter() {
         if G::move_key(mv) >= G::MOVE_KEYS {
             return Err(Broken::MoveKey(mv.to_string()));
         }
-        let mine = &actions[i];
-        let clash = actions
-            .iter()
-            .enumerate()
-            .any(|(j, other)| j != i && other.starts_with(mine));
-        if mine.is_empty() || mine.iter().any(|&a| a >= G::ACTIONS) || clash {
+        let mut out = Vec::new();
+        G::move_actions(mv, &mut out);
+        if out.is_empty() || out.iter().any(|&a| a >= G::ACTIONS) {
             return Err(Broken::MoveActions(mv.to_string()));
         }
+        actions.push((out, mv));
+    }
+    actions.sort_unstable_by(|a, b| a.0.cmp(&b.0));
+    if let Some(pair) = actions.windows(2).find(|w| w[1].0.starts_with(&w[0].0)) {
+        return Err(Broken::MoveActions(pair[0].1.to_string()));
     }
 
     // The shortcuts of random playouts and perft agree with the list.

@@ -806,12 +806,12 @@ impl Game for Awithlaknannai {
     const ACTIONS: usize = 32 * 32 + 32 * 32 * 32;
 
     fn move_actions(mv: AwMove, out: &mut Vec<usize>) {
-        let path = mv.points();
         if !mv.is_leap() {
-            out.push(path[0] as usize * 32 + path[1] as usize);
+            // A step's key is below 32 * 32: its two points.
+            out.push(Self::move_key(mv));
             return;
         }
-        for leap in path.windows(3).step_by(2) {
+        for leap in mv.points().windows(3).step_by(2) {
             let [from, over, to] = [leap[0], leap[1], leap[2]].map(usize::from);
             out.push(32 * 32 + (from * 32 + over) * 32 + to);
         }
