@@ -161,11 +161,26 @@ fn the_last_info_line_before_bestmove_starts_its_pv_with_that_move() {
             ]);
         }
     }
+    // Node limits, and clocks and threads (whatever the machine's speed,
+    // the last line must name the move played).
+    let limits = [
+        "nodes 50",
+        "nodes 100",
+        "nodes 300",
+        "nodes 1000",
+        "nodes 3000",
+        "nodes 10000",
+    ];
+    let timed = ["movetime 5", "movetime 20", "time 30"];
     let mut checked = 0;
-    for setup in &games {
-        let mut lines: Vec<String> = setup.clone();
-        for nodes in [50, 100, 300, 1000, 3000, 10000] {
-            lines.push(format!("go nodes {nodes}"));
+    for (setup, threads) in games.iter().flat_map(|g| [(g, 1), (g, 2)]) {
+        let mut lines = vec![format!("setoption name Threads value {threads}")];
+        lines.extend(setup.iter().cloned());
+        for limit in limits
+            .iter()
+            .chain(if threads == 2 { &timed[..] } else { &[] })
+        {
+            lines.push(format!("go {limit}"));
             lines.push("isready".into());
         }
         let lines: Vec<&str> = lines.iter().map(String::as_str).collect();
@@ -185,7 +200,7 @@ fn the_last_info_line_before_bestmove_starts_its_pv_with_that_move() {
             }
         }
     }
-    assert_eq!(checked, games.len() * 6);
+    assert_eq!(checked, games.len() * (2 * limits.len() + timed.len()));
 }
 
 #[test]
