@@ -135,6 +135,27 @@ impl search::Reporter for LastInfo {
     fn text(&mut self, _: &str) {}
 }
 
+/// Totals of uniformly random games played to their end.
+#[pyclass(frozen, get_all, module = "menagerie")]
+struct Playouts {
+    games: u64,
+    /// Moves and rolls played over all the games.
+    moves: u64,
+    /// Games won by each seat, in `State.seats` order.
+    wins: Vec<u64>,
+    draws: u64,
+}
+
+#[pymethods]
+impl Playouts {
+    fn __repr__(&self) -> String {
+        format!(
+            "Playouts(games={}, moves={}, wins={:?}, draws={})",
+            self.games, self.moves, self.wins, self.draws
+        )
+    }
+}
+
 /// What `solve` knows of a position.
 #[pyclass(frozen, get_all, module = "menagerie")]
 struct Solution {
@@ -372,6 +393,39 @@ impl State {
         })
     }
 
+    /// `games` games from here, each move and roll drawn uniformly among
+    /// the legal ones (as `bench playouts` plays them), every rule
+    /// applied; the repetition rule counts positions from here on. The
+    /// state is unchanged. A game already over counts `games` times as it
+    /// ended. The random draws come from `seed` alone.
+    #[pyo3(signature = (games = 1, seed = 0))]
+    fn random_playouts(&self, py: Python<'_>, games: u64, seed: u64) -> Playouts {
+        let seats = self.session.seats_in_play();
+        let mut totals = Playouts {
+            games,
+            moves: 0,
+            wins: vec![0; seats.len()],
+            draws: 0,
+        };
+        match self.session.status() {
+            Status::Over(Outcome::Win(winner), _) => {
+                let place = seats.iter().position(|&s| s == winner);
+                totals.wins[place.expect("the winner has a seat")] = games;
+            }
+            Status::Over(Outcome::Draw, _) => totals.draws = games,
+            Status::Ongoing => {
+                let session = &self.session;
+                let stats = py.detach(|| session.playouts(games, seed, &AtomicBool::new(false)));
+                totals.moves = stats.moves;
+                totals.draws = stats.draws;
+                for (place, &seat) in seats.iter().enumerate() {
+                    totals.wins[place] = stats.wins[seat as usize];
+                }
+            }
+        }
+        totals
+    }
+
     /// The board as `d` draws it.
     fn board(&self) -> String {
         self.session.draw()
@@ -551,6 +605,7 @@ fn _menagerie(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_class::<GameInfo>()?;
     m.add_class::<SearchResult>()?;
     m.add_class::<Solution>()?;
+    m.add_class::<Playouts>()?;
     m.add_function(wrap_pyfunction!(games, m)?)?;
     m.add_function(wrap_pyfunction!(rulesets, m)?)?;
     m.add("MenagerieError", m.py().get_type::<MenagerieError>())?;

@@ -10,7 +10,7 @@ a strong engine, from the Rust crates of the menagerie engine.
     True
 
 `State` is a game in progress (moves, rolls, undo, notation, result,
-perft, search, solve); `games()` and `rulesets()` list what the build
+perft, random playouts, search, solve); `games()` and `rulesets()` list what the build
 knows; every refusal raises `MenagerieError` (a `ValueError`) with the
 engine's message. `menagerie.openspiel` registers the games with
 OpenSpiel when it is installed.
@@ -19,6 +19,7 @@ OpenSpiel when it is installed.
 from ._menagerie import (
     GameInfo,
     MenagerieError,
+    Playouts,
     SearchResult,
     Solution,
     State,
@@ -29,6 +30,7 @@ from ._menagerie import (
 __all__ = [
     "GameInfo",
     "MenagerieError",
+    "Playouts",
     "SearchResult",
     "Solution",
     "State",

@@ -85,6 +85,37 @@ def test_random_play_keeps_the_invariants(game, ruleset):
             assert returns == [0.0] * len(state.seats)
 
 
+@pytest.mark.parametrize("game,ruleset", ALL_RULESETS)
+def test_random_playouts_count_whole_games_and_leave_the_state(game, ruleset):
+    rng = random.Random(f"playouts {game} {ruleset}")
+    state = walk(menagerie.State(game, ruleset), rng, plies=20)
+    before = (state.notation, state.history())
+    totals = state.random_playouts(40, seed=5)
+    assert (state.notation, state.history()) == before
+    assert totals.games == 40
+    assert len(totals.wins) == len(state.seats)
+    assert sum(totals.wins) + totals.draws == 40
+    if not state.is_over:
+        assert totals.moves >= 40
+    again = state.random_playouts(40, seed=5)
+    assert (again.wins, again.draws, again.moves) == (totals.wins, totals.draws, totals.moves)
+
+
+def test_random_playouts_from_an_ended_game_give_its_result():
+    state = menagerie.State("kilkenny-cats", "players=3")
+    rng = random.Random(3)
+    while not state.is_over:
+        state.play(rng.choice(state.legal_moves()))
+    totals = state.random_playouts(7, seed=1)
+    assert totals.moves == 0
+    if state.winner is None:
+        assert totals.draws == 7
+    else:
+        wins = [0, 0, 0]
+        wins[state.seats.index(state.winner)] = 7
+        assert totals.wins == wins
+
+
 def count_leaves(state, depth):
     """Perft by playing and taking back every move: a count that does not
     go through the engine's perft. A roll spends no depth."""

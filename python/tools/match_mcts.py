@@ -1,12 +1,16 @@
 """The engine against OpenSpiel's MCTS bot (random rollouts), inside
 OpenSpiel: `python match_mcts.py GAME PARAMS GAMES SIMULATIONS MOVETIME_MS
-OUT.jsonl`. MOVETIME_MS `equal` gives the engine, at each of its moves,
+OUT.jsonl [ROLLOUTS]`. MOVETIME_MS `equal` gives the engine, at each of its moves,
 the mean time of MCTS's moves so far (three MCTS moves from the start
 measure it before the first game). The engine takes one seat, MCTS every other, the engine's
 seat turning each game; one JSON line per game is appended to OUT (a
 cut run resumes after the games it holds). Prints the engine's share
 (1 a win, 1/2 a draw, 0 a loss) with its 95% interval, par 1/seats, and
-each side's mean seconds per move."""
+each side's mean seconds per move. ROLLOUTS `python` (the default) is
+OpenSpiel's RandomRolloutEvaluator; `rust` is
+menagerie.openspiel.RustRolloutEvaluator, the same rollouts played by the
+Rust rules (the only practical way in Kilkenny Cats, whose random games
+run to about 900 plies)."""
 
 import json
 import math
@@ -62,6 +66,10 @@ class Timed:
 
 def main():
     game_id, params, games, sims, movetime, out = sys.argv[1:7]
+    rollouts = sys.argv[7] if len(sys.argv) > 7 else "python"
+    evaluator = {"python": mcts.RandomRolloutEvaluator, "rust": mos.RustRolloutEvaluator}[
+        rollouts
+    ]
     params = json.loads(params)
     game = pyspiel.load_game(mos.short_name(game_id), params)
     seats = game.num_players()
@@ -69,13 +77,15 @@ def main():
     if os.path.exists(out):
         with open(out) as f:
             done = [json.loads(line) for line in f if line.strip()]
+    if any(d.get("rollouts", "python") != rollouts for d in done):
+        sys.exit(f"{out} holds games played with other rollouts than {rollouts}")
 
     def mcts_bot(rng):
         return mcts.MCTSBot(
             game,
             uct_c=2,
             max_simulations=int(sims),
-            evaluator=mcts.RandomRolloutEvaluator(n_rollouts=1, random_state=rng),
+            evaluator=evaluator(n_rollouts=1, random_state=rng),
             random_state=rng,
         )
 
@@ -107,6 +117,7 @@ def main():
             "score": score,
             "engine_s": sum(engine.seconds) / max(1, len(engine.seconds)),
             "mcts_s": float(np.mean(mcts_timed.seconds[before:] or [0.0])),
+            "rollouts": rollouts,
         }
         if movetime == "equal":
             record["mcts_times"] = mcts_timed.seconds[before:]
