@@ -566,6 +566,7 @@ impl State {
             nodes,
             memory_mib: None,
             checkpoint: None,
+            certificate: None,
         };
         let session = &self.session;
         let answer =

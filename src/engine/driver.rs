@@ -628,6 +628,7 @@ impl Engine {
                 nodes,
                 memory,
                 checkpoint,
+                certificate,
             } => {
                 self.arm_stop(false);
                 let job = Job::Solve {
@@ -637,6 +638,7 @@ impl Engine {
                         nodes: nodes.unwrap_or(crate::session::DEFAULT_PROOF_NODES),
                         memory_mib: memory,
                         checkpoint: checkpoint.map(std::path::PathBuf::from),
+                        certificate: certificate.map(std::path::PathBuf::from),
                     },
                 };
                 self.start(job, Busy::Work);

@@ -46,6 +46,8 @@ pub struct SolveRequest {
     pub nodes: u64,
     pub memory_mib: Option<u64>,
     pub checkpoint: Option<std::path::PathBuf>,
+    /// Where the proof search writes the proof of what it settles.
+    pub certificate: Option<std::path::PathBuf>,
 }
 
 /// A session of any game, with the search joined to it. Implemented once,
@@ -180,6 +182,17 @@ impl<G: Game> EngineSession for Session<G> {
             checkpoint: request.checkpoint.as_deref(),
             checkpoint_every: std::time::Duration::from_secs(CHECKPOINT_EVERY_S),
             progress: &mut progress,
+            certificate: request.certificate.as_deref().map(|path| {
+                let mut start = self.boxed();
+                while start.take_back() {}
+                menagerie_tables::certificate::CertificateRequest {
+                    path,
+                    game: self.game_id(),
+                    ruleset: self.ruleset().to_string(),
+                    start: start.notation(),
+                    moves: self.moves_played(),
+                }
+            }),
         };
         let solved = menagerie_tables::exact::solve(self, proof, stop, &mut |problem| {
             search::exact::report_problems_of(&problem, *reporter.borrow_mut())

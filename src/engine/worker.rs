@@ -131,6 +131,12 @@ fn execute(job: Job, out: &Output) -> bool {
                         "solve: from the endgame tables ({slice}); N counts moves to the capture that settles the game"
                     )));
                 }
+                if request.certificate.is_some() {
+                    out.reply(&Reply::Remark(
+                        "solve: no certificate written: the value is known without a proof search (tables verify checks the tables; the solved game is checked by its tests)"
+                            .to_string(),
+                    ));
+                }
                 for (mv, value) in analysis.moves {
                     out.reply(&Reply::Solved {
                         mv: Some(mv),
@@ -177,6 +183,17 @@ fn execute(job: Job, out: &Output) -> bool {
                         "solve: the memory bound was reached {} times; open positions were dropped, settled ones kept",
                         report.collections
                     )));
+                }
+                match &report.certificate {
+                    Some(Ok(written)) => {
+                        for (claim, positions, leaves) in &written.claims {
+                            out.reply(&Reply::Remark(format!(
+                                "solve: certificate: {claim}: {positions} positions, {leaves} leaves"
+                            )));
+                        }
+                    }
+                    Some(Err(e)) => out.error("solve", e),
+                    None => {}
                 }
                 if let Some(tree) = &report.proof {
                     out.reply(&Reply::Remark(format!(

@@ -10,12 +10,14 @@
 //! - [`probe`]: tables of one ruleset, looked up by position.
 //! - [`verify`]: re-derives every stored value from its successors.
 //! - [`proof`]: proof-number search beyond the tables, with bounded
-//!   memory and [`checkpoint`]s to resume from.
+//!   memory and [`checkpoint`]s to resume from, writing [`certificate`]s
+//!   that programs sharing nothing with it can check.
 //! - [`cache`]: the process's one store of solved games and open tables.
 //!
 //! Nothing here knows a game by name: the game numbers its positions.
 
 pub mod cache;
+pub mod certificate;
 pub mod checkpoint;
 pub mod exact;
 pub mod file;

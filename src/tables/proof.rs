@@ -17,7 +17,7 @@
 //! met again: no graph-history interaction.
 
 use std::cell::{Cell, RefCell};
-use std::collections::{HashMap, HashSet};
+use std::collections::HashMap;
 use std::fmt;
 use std::path::Path;
 use std::sync::atomic::{AtomicBool, Ordering};
@@ -25,6 +25,7 @@ use std::time::{Duration, Instant};
 
 use menagerie_rules::game::{Game, Outcome, Seat};
 
+use crate::certificate::{self, CertificateError, CertificateRequest, Claim, Node, Visit};
 use crate::checkpoint::{Checkpoint, CheckpointError};
 use crate::{Tables, Wdl};
 
@@ -81,6 +82,8 @@ pub struct ProofReport {
     /// Resumed from a checkpoint: the settled positions it held and the
     /// nodes spent before (included in `nodes`).
     pub resumed: Option<(usize, u64)>,
+    /// The certificate asked for: what it holds, or why it was not written.
+    pub certificate: Option<Result<certificate::Written, CertificateError>>,
 }
 
 /// How a proof search is bounded, saved and watched.
@@ -100,6 +103,8 @@ pub struct ProofSettings<'a> {
     pub checkpoint_every: Duration,
     /// Called about once a second while the search runs.
     pub progress: &'a mut dyn FnMut(&Progress),
+    /// Where to write the proof of what the search settles, if anywhere.
+    pub certificate: Option<CertificateRequest<'a>>,
 }
 
 impl<'a> ProofSettings<'a> {
@@ -111,6 +116,7 @@ impl<'a> ProofSettings<'a> {
             checkpoint: None,
             checkpoint_every: Duration::from_secs(60),
             progress,
+            certificate: None,
         }
     }
 }
@@ -240,22 +246,43 @@ impl<'a, G: Game> Search<'a, G> {
     /// the rules (a decisive end first, then the clock, then the third
     /// repetition), or by the tables.
     fn leaf(&mut self, position: &G, stretch: Stretch) -> Option<bool> {
+        self.decided(position, stretch).map(|(holds, _)| holds)
+    }
+
+    /// [`Search::leaf`] with what decided it: the rules (`None`) or a
+    /// table's value for the side to move.
+    fn decided(&mut self, position: &G, stretch: Stretch) -> Option<(bool, Option<Wdl>)> {
         if let Some(outcome) = position.outcome() {
-            return Some(outcome == Outcome::Win(self.attacker));
+            return Some((outcome == Outcome::Win(self.attacker), None));
         }
         if position.clock() >= G::NO_PROGRESS_LIMIT {
-            return Some(position.no_progress_outcome() == Outcome::Win(self.attacker));
+            let outcome = position.no_progress_outcome();
+            return Some((outcome == Outcome::Win(self.attacker), None));
         }
         if stretch.repeats >= 3 {
-            return Some(false);
+            return Some((false, None));
         }
         let value = self.tables?.probe(position)?;
         self.table_hits += 1;
         let mover_is_attacker = position.side() == self.attacker;
-        Some(match value.wdl() {
+        let holds = match value.wdl() {
             Wdl::Win => mover_is_attacker,
             Wdl::Loss => !mover_is_attacker,
             Wdl::Draw => false,
+        };
+        Some((holds, Some(value.wdl())))
+    }
+
+    /// Which way a position is settled: by a leaf, or by its stored
+    /// numbers; `None` while open.
+    fn settled(&mut self, position: &G, stretch: Stretch) -> Option<bool> {
+        self.leaf(position, stretch).or_else(|| {
+            let numbers = self.table.get(&key(position, stretch))?;
+            match numbers {
+                (0, _) => Some(true),
+                (_, 0) => Some(false),
+                _ => None,
+            }
         })
     }
 
@@ -484,6 +511,7 @@ pub fn prove<G: Game>(
         checkpoint,
         checkpoint_every,
         progress,
+        certificate,
         ..
     } = settings;
     let earlier = resumed.as_ref().map_or(0, |c| c.nodes);
@@ -618,6 +646,33 @@ pub fn prove<G: Game>(
         .iter()
         .position(|&s| s == Some(true))
         .map(|goal| proof_tree(&mut searches[goal], position, since));
+    let certificate = certificate.map(|request| {
+        // A win settles the goal proved; otherwise each goal settled.
+        let goals: Vec<usize> = match settled.iter().position(|&s| s == Some(true)) {
+            Some(goal) => vec![goal],
+            None => (0..2).filter(|&g| settled[g].is_some()).collect(),
+        };
+        if goals.is_empty() {
+            return Err(CertificateError::NothingSettled);
+        }
+        let letter = |seat: Seat| G::SEAT_LETTERS[seat as usize];
+        let claims: Vec<Claim> = goals
+            .iter()
+            .map(|&g| {
+                let seat = letter(searches[g].attacker);
+                if settled[g] == Some(true) {
+                    Claim::Wins(seat)
+                } else {
+                    Claim::CannotWin(seat)
+                }
+            })
+            .collect();
+        certificate::write(&request, &claims, &mut |index, visit| {
+            let goal = goals[index];
+            let holds = settled[goal] == Some(true);
+            walk_proof(&mut searches[goal], position, since, holds, visit)
+        })
+    });
     Ok(ProofReport {
         value,
         nodes: spent(&searches),
@@ -629,65 +684,92 @@ pub fn prove<G: Game>(
         memory_bound: searches.iter().any(|s| s.full).then_some(2 * max_stored),
         collections: searches.iter().map(|s| s.collections).sum(),
         resumed: resumed.map(|c| (c.settled.iter().map(Vec::len).sum(), c.nodes)),
+        certificate,
     })
 }
 
-/// Counts the proof the search stored: at the winner's turns the first
-/// move whose position is proved, at the loser's every move. Each
-/// position carries the boards since the last capture, to know its
-/// stretch.
+/// Counts the proof the search stored of a win.
 fn proof_tree<G: Game>(search: &mut Search<G>, root: &G, since: &[u64]) -> ProofTree {
-    let mut seen = HashSet::new();
-    let mut leaves = 0;
+    let (mut positions, mut leaves) = (0, 0);
+    walk_proof(search, root, since, true, &mut |_, node| {
+        match node {
+            Node::Leaf(_) => leaves += 1,
+            _ => positions += 1,
+        }
+        Ok(())
+    })
+    .expect("a goal the search proved has its proof stored");
+    ProofTree { positions, leaves }
+}
+
+/// Walks the proof of a settled goal (`holds`: the attacker wins, or
+/// cannot win) that the search stored, calling `visit` once per position
+/// with its id (the root's is 0): where the side the goal favours moves,
+/// the first move settled the goal's way; where the other side moves,
+/// every move; down to leaves. Each position carries the boards since
+/// the last capture, to know its stretch.
+fn walk_proof<G: Game>(
+    search: &mut Search<G>,
+    root: &G,
+    since: &[u64],
+    holds: bool,
+    visit: &mut Visit<'_>,
+) -> Result<(), CertificateError> {
     let count = |boards: &[u64], h: u64| boards.iter().filter(|&&b| b == h).count() as u8;
     let root_stretch = Stretch {
         sum: since.iter().fold(0u64, |s, &h| s.wrapping_add(mix(h))),
         repeats: count(since, root.hash()) + 1,
     };
-    let mut stack = vec![(root.clone(), root_stretch, since.to_vec())];
+    let mut ids: HashMap<u64, u32> = HashMap::new();
+    ids.insert(key(root, root_stretch), 0);
+    let mut stack = vec![(root.clone(), root_stretch, since.to_vec(), 0u32)];
     let mut moves = Vec::new();
-    while let Some((position, stretch, before)) = stack.pop() {
-        if search.leaf(&position, stretch).is_some() {
-            leaves += 1;
-            continue;
-        }
-        if !seen.insert(key(&position, stretch)) {
+    let mut children: Vec<(String, u32)> = Vec::new();
+    while let Some((position, stretch, before, id)) = stack.pop() {
+        if let Some((_, table)) = search.decided(&position, stretch) {
+            visit(id, Node::Leaf(table))?;
             continue;
         }
         moves.clear();
         position.generate(&mut moves);
-        let winner_moves = position.side() == search.attacker;
+        let chooser = (position.side() == search.attacker) == holds;
         let mut line = before.clone();
         line.push(position.hash());
+        children.clear();
         for &mv in &moves {
             let mut child = position.clone();
             child.play(mv);
             let child_stretch =
                 next_stretch(&position, stretch, &child, count(&line, child.hash()));
-            let proved = match search.leaf(&child, child_stretch) {
-                Some(win) => win,
-                None => search
-                    .table
-                    .get(&key(&child, child_stretch))
-                    .is_some_and(|n| n.0 == 0),
-            };
-            if !winner_moves || proved {
+            let settled = search.settled(&child, child_stretch);
+            if settled != Some(holds) {
+                if chooser {
+                    continue;
+                }
+                return Err(CertificateError::Incomplete);
+            }
+            let next = ids.len() as u32;
+            let child_id = *ids.entry(key(&child, child_stretch)).or_insert(next);
+            if child_id == next {
                 let child_line = if child.clock() == 0 {
                     Vec::new()
                 } else {
                     line.clone()
                 };
-                stack.push((child, child_stretch, child_line));
-                if winner_moves {
-                    break;
-                }
+                stack.push((child, child_stretch, child_line, child_id));
+            }
+            children.push((mv.to_string(), child_id));
+            if chooser {
+                break;
             }
         }
+        match (chooser, children.first()) {
+            (true, Some((mv, child))) => visit(id, Node::One(mv.clone(), *child))?,
+            (true, None) => return Err(CertificateError::Incomplete),
+            (false, _) => visit(id, Node::All(&children))?,
+        }
     }
-    ProofTree {
-        positions: seen.len(),
-        leaves,
-    }
+    Ok(())
 }
 
 #[cfg(test)]

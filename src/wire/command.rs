@@ -150,14 +150,15 @@ pub enum Command {
         words: Vec<String>,
     },
     Legal,
-    /// `solve [nodes N] [memory MIB] [checkpoint PATH]`: for positions
-    /// that no table holds, a proof search's node budget, the memory its
-    /// stored positions may take, and the file it resumes from and saves
-    /// to.
+    /// `solve [nodes N] [memory MIB] [checkpoint PATH] [certificate
+    /// PATH]`: for positions that no table holds, a proof search's node
+    /// budget, the memory its stored positions may take, the file it
+    /// resumes from and saves to, and the file its proof is written to.
     Solve {
         nodes: Option<u64>,
         memory: Option<u64>,
         checkpoint: Option<String>,
+        certificate: Option<String>,
     },
     /// Plays a chance outcome drawn by the engine.
     Roll,
@@ -389,7 +390,12 @@ fn solve(input: &str) -> Res<'_, Command> {
     );
     let (input, nodes) = opt(budget).parse(input)?;
     let (input, memory) = opt(memory).parse(input)?;
+    let certificate = preceded(
+        (multispace1, keyword("certificate")),
+        cut(expect("a file path", preceded(multispace1, token))),
+    );
     let (input, checkpoint) = opt(checkpoint).parse(input)?;
+    let (input, certificate) = opt(certificate).parse(input)?;
     let (input, _) = end(input)?;
     Ok((
         input,
@@ -397,6 +403,7 @@ fn solve(input: &str) -> Res<'_, Command> {
             nodes,
             memory,
             checkpoint: checkpoint.map(String::from),
+            certificate: certificate.map(String::from),
         },
     ))
 }
@@ -983,6 +990,7 @@ impl fmt::Display for Command {
                 nodes,
                 memory,
                 checkpoint,
+                certificate,
             } => {
                 f.write_str("solve")?;
                 if let Some(n) = nodes {
@@ -993,6 +1001,9 @@ impl fmt::Display for Command {
                 }
                 if let Some(path) = checkpoint {
                     write!(f, " checkpoint {path}")?;
+                }
+                if let Some(path) = certificate {
+                    write!(f, " certificate {path}")?;
                 }
                 Ok(())
             }
@@ -1056,11 +1067,24 @@ mod tests {
             Command::Solve {
                 nodes: None,
                 memory: None,
-                checkpoint: None
+                checkpoint: None,
+                certificate: None
             }
         );
         let line = "solve nodes 9000 memory 64 checkpoint /tmp/p.ckpt";
         assert_eq!(parse(line).to_string(), line);
+        let line = "solve nodes 9000 checkpoint /tmp/p.ckpt certificate /tmp/p.cert";
+        assert_eq!(parse(line).to_string(), line);
+        assert_eq!(
+            parse("solve certificate c.txt"),
+            Command::Solve {
+                nodes: None,
+                memory: None,
+                checkpoint: None,
+                certificate: Some("c.txt".to_string())
+            }
+        );
+        assert!(error("solve certificate").contains("a file path"));
         assert_eq!(parse("solve memory 8").to_string(), "solve memory 8");
         assert!(error("solve memory").contains("a size in MiB"));
         assert!(error("solve checkpoint").contains("a file path"));

@@ -8,6 +8,7 @@ mod awithlaknannai;
 mod bench;
 mod board;
 mod cancels;
+mod certificate;
 mod chance_search;
 mod contract;
 mod control;

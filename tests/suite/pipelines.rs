@@ -286,6 +286,7 @@ pub fn positions(games: &[Entry]) -> Vec<Position> {
                         nodes: 1000,
                         memory_mib: None,
                         checkpoint: None,
+                        certificate: None,
                     },
                     &mut menagerie_search::Silent
                 ),

@@ -26,6 +26,7 @@ from awithlaknannai_perft import BOTTOM, MIDDLE, POINTS, TOP, geometry, moves, p
 
 LIMIT = 50
 ORDER = sorted(POINTS)
+SLICES = [(1, 1), (2, 1), (1, 2)]
 
 
 def key(board, side):
@@ -57,19 +58,12 @@ def positions(white, black):
                 yield board, side
 
 
-def main():
-    opts = dict(a.split("=") for a in sys.argv[1:] if "=" in a)
-    rest = [a for a in sys.argv[1:] if "=" not in a]
-    count = int(rest[0]) if rest else 200
-    seed = int(rest[1]) if len(rest) > 1 else 1
-    lined = opts.get("board", "lined") == "lined"
-    straight = opts.get("leap", "bent") == "straight"
-    by_count = opts.get("ending", "draw") == "count"
+def values(lined, straight, by_count):
+    """value[(key, clock)] for every position of at most 3 men: +1 win,
+    0 draw, -1 loss for the side to move."""
     geo = geometry(lined, straight)
-    # value[(key, clock)]: +1 win, 0 draw, -1 loss for the side to move.
     value = {}
-    slices = [(1, 1), (2, 1), (1, 2)]
-    for white, black in slices:
+    for white, black in SLICES:
         group = list(positions(white, black))
         for clock in range(LIMIT, -1, -1):
             for board, side in group:
@@ -95,10 +89,22 @@ def main():
                         if v == 1:
                             break
                 value[(key(board, side), clock)] = v
+    return value
+
+
+def main():
+    opts = dict(a.split("=") for a in sys.argv[1:] if "=" in a)
+    rest = [a for a in sys.argv[1:] if "=" not in a]
+    count = int(rest[0]) if rest else 200
+    seed = int(rest[1]) if len(rest) > 1 else 1
+    lined = opts.get("board", "lined") == "lined"
+    straight = opts.get("leap", "bent") == "straight"
+    by_count = opts.get("ending", "draw") == "count"
+    value = values(lined, straight, by_count)
     rng = random.Random(seed)
     names = {1: "win", 0: "draw", -1: "loss"}
     sample = []
-    for white, black in slices:
+    for white, black in SLICES:
         sample += list(positions(white, black))
     for board, side in rng.sample(sample, count):
         clock = rng.randrange(LIMIT + 1)

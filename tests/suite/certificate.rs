@@ -1,0 +1,187 @@
+//! Proof certificates: written by `solve ... certificate PATH`, checked by
+//! tools/reference/awithlaknannai_certificate.py, which shares nothing
+//! with the engine (its own move generator, draw rules and table values).
+
+use std::path::{Path, PathBuf};
+
+use crate::common::{engine, temp_path};
+
+/// The checker's verdict and what it printed.
+fn check(certificate: &Path) -> (bool, String) {
+    let checker =
+        Path::new(env!("CARGO_MANIFEST_DIR")).join("tools/reference/awithlaknannai_certificate.py");
+    let output = std::process::Command::new("python3")
+        .arg(checker)
+        .arg(certificate)
+        .output()
+        .expect("python3 runs the checker");
+    let said = String::from_utf8_lossy(&output.stdout).into_owned();
+    (output.status.success(), said)
+}
+
+/// 3-men tables in a folder of this test run's own.
+fn tables() -> PathBuf {
+    let dir = temp_path("certificate", "tables");
+    let build = format!("tables build am men=3 dir={} threads=1", dir.display());
+    let out = engine(&[&build]);
+    assert!(out.contains("tables build done"), "{out}");
+    dir
+}
+
+/// Solves `position` (a `position` command's arguments) with the tables
+/// of `dir`, writing the certificate to `name`; the output and the path.
+fn solve(dir: Option<&Path>, position: &str, nodes: u64, name: &str) -> (String, PathBuf) {
+    let path = temp_path("certificate", name);
+    let table_path = dir.map_or("<cache>".to_string(), |d| d.display().to_string());
+    let out = engine(&[
+        &format!("setoption name TablePath value {table_path}"),
+        "newgame awithlaknannai-mosona",
+        &format!("position {position}"),
+        &format!("solve nodes {nodes} certificate {}", path.display()),
+    ]);
+    (out, path)
+}
+
+/// The certificate with `edit` applied to its text, in a file of its own.
+fn damaged(original: &Path, name: &str, edit: impl Fn(&str) -> String) -> PathBuf {
+    let text = std::fs::read_to_string(original).unwrap();
+    let changed = edit(&text);
+    assert_ne!(changed, text, "{name}: the edit changes the certificate");
+    let path = temp_path("certificate", name);
+    std::fs::write(&path, changed).unwrap();
+    path
+}
+
+fn refused_for(path: &Path, reason: &str) {
+    let (ok, said) = check(path);
+    assert!(!ok, "{}: accepted: {said}", path.display());
+    assert!(
+        said.contains(reason),
+        "{}: refused, but not for {reason:?}: {said}",
+        path.display()
+    );
+}
+
+#[test]
+fn a_proved_win_through_table_leaves_is_certified_and_checked() {
+    let dir = tables();
+    // Three white men against one black: White wins, through captures
+    // into the 3-men tables.
+    let (out, path) = solve(Some(&dir), "fen 5WW1/1B7/4W3 b 0", 1_000_000, "win.cert");
+    assert!(out.contains("Value: loss"), "{out}");
+    assert!(
+        out.contains("info string solve: certificate: claim w wins: "),
+        "{out}"
+    );
+    let text = std::fs::read_to_string(&path).unwrap();
+    assert!(text.starts_with("menagerie-certificate 1\ngame awithlaknannai-mosona\n"));
+    assert!(text.contains(" leaf table ") && text.contains(" leaf rules"));
+    let (ok, said) = check(&path);
+    assert!(ok, "{said}");
+    assert!(said.starts_with("claim w wins: holds"), "{said}");
+
+    // Each kind of damage is found, for its own reason.
+    let table_leaf = damaged(&path, "table-leaf.cert", |t| {
+        t.replacen(" leaf table win", " leaf table draw", 1)
+            .replacen(" leaf table loss", " leaf table draw", 1)
+    });
+    refused_for(&table_leaf, "the table says draw, the reference");
+    let rules_as_table = damaged(&path, "rules-as-table.cert", |t| {
+        t.replacen(" leaf rules", " leaf table loss", 1)
+    });
+    refused_for(&rules_as_table, "a table leaf the rules decide");
+    let missing_move = damaged(&path, "missing-move.cert", |t| {
+        let lines: Vec<String> = t
+            .lines()
+            .map(|line| {
+                let words: Vec<&str> = line.split(' ').collect();
+                if words.get(1) == Some(&"all") && words.len() > 4 {
+                    words[..words.len() - 2].join(" ")
+                } else {
+                    line.to_string()
+                }
+            })
+            .collect();
+        lines.join("\n") + "\n"
+    });
+    refused_for(&missing_move, "the moves listed are not every legal move");
+    let other_seat = damaged(&path, "other-seat.cert", |t| {
+        t.replace("claim w wins", "claim b wins")
+    });
+    refused_for(&other_seat, "several moves given where one is chosen");
+    let cut = damaged(&path, "cut.cert", |t| t.replace("\nend\n", "\n"));
+    refused_for(&cut, "cut short");
+}
+
+#[test]
+fn a_bound_with_the_draw_rules_and_a_history_is_certified_and_checked() {
+    // No tables: the leaves are the rules' (captures, the clock, the
+    // third occurrence). Four plies back and forth put the root's board
+    // in its history once already.
+    let position = "fen 8/2B1W1W2/8 b 0 moves e2d3 i2j3 d3e2 j3i2";
+    let (out, path) = solve(None, position, 3_000_000, "bound.cert");
+    assert!(out.contains("Value: at most draw"), "{out}");
+    let text = std::fs::read_to_string(&path).unwrap();
+    assert!(text.contains("\nstart 8/2B1W1W2/8 b 0\nmoves e2d3 i2j3 d3e2 j3i2\n"));
+    let (ok, said) = check(&path);
+    assert!(ok, "{said}");
+    assert!(said.starts_with("claim b cannot-win: holds"), "{said}");
+    // The same tree from the position without its history does not hold
+    // up: the repetitions it counts on come later there.
+    let no_history = damaged(&path, "no-history.cert", |t| {
+        t.replace(
+            "\nstart 8/2B1W1W2/8 b 0\nmoves e2d3 i2j3 d3e2 j3i2\n",
+            "\nstart 8/2B1W1W2/8 b 4\nmoves \n",
+        )
+    });
+    let (ok, said) = check(&no_history);
+    assert!(!ok, "{said}");
+}
+
+#[test]
+fn nothing_settled_or_nothing_searched_writes_no_certificate() {
+    let (out, path) = solve(None, "fen 8/2B1W1W2/8 b 0", 10, "unsettled.cert");
+    assert!(
+        out.contains("info string error: solve: certificate: nothing was settled"),
+        "{out}"
+    );
+    assert!(out.contains("Value: unknown"), "{out}");
+    assert!(!path.exists());
+    // A value read from the tables needs no proof search: said, no file.
+    let dir = tables();
+    let (out, path) = solve(Some(&dir), "fen 8/4B1W1W/8 w 0", 1000, "known.cert");
+    assert!(
+        out.contains("info string solve: no certificate written"),
+        "{out}"
+    );
+    assert!(!path.exists());
+}
+
+#[test]
+fn a_proof_resumed_from_its_checkpoint_under_a_memory_bound_is_certified_and_checked() {
+    // The certificate is read from the settled positions, which a
+    // checkpoint keeps and the memory bound never drops.
+    let checkpoint = temp_path("certificate", "resumed.ckpt");
+    let path = temp_path("certificate", "resumed.cert");
+    let cut = engine(&[
+        "newgame awithlaknannai-mosona",
+        "position fen 8/2B1W1W2/8 b 0",
+        &format!("solve nodes 300000 checkpoint {}", checkpoint.display()),
+    ]);
+    assert!(cut.contains("Value: unknown"), "{cut}");
+    let out = engine(&[
+        "newgame awithlaknannai-mosona",
+        "position fen 8/2B1W1W2/8 b 0",
+        &format!(
+            "solve nodes 3000000 memory 16 checkpoint {} certificate {}",
+            checkpoint.display(),
+            path.display()
+        ),
+    ]);
+    assert!(out.contains("resumed from the checkpoint"), "{out}");
+    assert!(out.contains("the memory bound was reached"), "{out}");
+    assert!(out.contains("Value: at most draw"), "{out}");
+    let (ok, said) = check(&path);
+    assert!(ok, "{said}");
+    assert!(said.starts_with("claim b cannot-win: holds"), "{said}");
+}

@@ -1,0 +1,257 @@
+#!/usr/bin/env python3
+"""Independent checker of Awithlaknannai Mosona proof certificates.
+
+`solve ... certificate PATH` writes the proof of what its proof search
+settled (the format is in src/tables/certificate.rs and protocol.md).
+This program checks such a file with nothing of the engine: the move
+generator of awithlaknannai_perft.py (written from the rules text), its
+own reading of the draw rules, and, for table leaves, its own values by
+the definition awithlaknannai_tables.py's backward induction uses (the
+best of the moves, the clock's end a draw or a count; positions of at
+most 3 men, valued as needed; a table leaf of more men is refused, as
+nothing here can value it):
+
+    tools/reference/awithlaknannai_certificate.py CERTIFICATE
+
+For each claim ("seat wins", "seat cannot win") it walks the tree from
+the root (the start position and the moves of the header): where the
+side the claim favours moves, the chosen move must be legal; where the
+other side moves, the node must list every legal move, each once; a
+node the rules decide (no move for the side to move, the clock at its
+limit, a third occurrence of the position since the last capture) must
+be a rules leaf whose result agrees with the claim, and a rules leaf
+must be so decided; a table leaf's value must be the reference's, and
+agree with the claim. A node met again must be the same position with
+the same positions since the last capture. Prints one line per claim
+and exits 0 when every claim holds, else prints why and exits 1.
+"""
+import sys
+
+sys.setrecursionlimit(10_000)
+sys.path.insert(0, __import__("os").path.dirname(__file__))
+from awithlaknannai_perft import geometry, moves, name, parse, play  # noqa: E402
+from awithlaknannai_tables import LIMIT  # noqa: E402
+
+TABLE_MEN = 3
+
+
+class Refused(Exception):
+    pass
+
+
+def board_key(board, side):
+    return (tuple(sorted(board.items())), side)
+
+
+def move_name(path):
+    return "".join(name(p) for p in path)
+
+
+class Rules:
+    def __init__(self, ruleset):
+        opts = dict(w.split("=") for w in ruleset)
+        self.lined = opts.get("board", "lined") == "lined"
+        self.straight = opts.get("leap", "bent") == "straight"
+        self.by_count = opts.get("ending", "draw") == "count"
+        self.geo = geometry(self.lined, self.straight)
+        self._values = {}
+
+    def legal(self, board, side):
+        return {move_name(m): m for m in moves(board, side, *self.geo, self.straight)}
+
+    def value(self, board, side, clock):
+        """+1, 0 or -1 for the side to move, as a table defines it (no
+        repetition rule: a table leaf is reached by a capture, with no
+        earlier position to repeat): the best of its moves, a capture's
+        position at clock 0, any other one ply later; no move a loss;
+        the clock at its limit a draw (or the count). Every move either
+        captures or advances the clock, so the recursion ends."""
+        memo = (board_key(board, side), clock)
+        if memo in self._values:
+            return self._values[memo]
+        enemy = "B" if side == "W" else "W"
+        paths = moves(board, side, *self.geo, self.straight)
+        if not paths:
+            v = -1
+        elif clock >= LIMIT:
+            own = sum(1 for c in board.values() if c == side)
+            other = len(board) - own
+            v = (own > other) - (own < other) if self.by_count else 0
+        else:
+            v = -1
+            for path in paths:
+                child = play(board, side, path)
+                capture = len(path) > 2
+                v = max(v, -self.value(child, enemy, 0 if capture else clock + 1))
+                if v == 1:
+                    break
+        self._values[memo] = v
+        return v
+
+
+class State:
+    """A position with its no-progress clock and the positions known since
+    the last capture (itself included), which the repetition rule and a
+    node's identity need."""
+
+    def __init__(self, board, side, clock, since):
+        self.board, self.side, self.clock, self.since = board, side, clock, since
+
+    def identity(self):
+        return (board_key(self.board, self.side), self.clock, tuple(sorted(self.since[:-1])))
+
+    def after(self, path):
+        enemy = "B" if self.side == "W" else "W"
+        board = play(self.board, self.side, path)
+        if len(path) > 2:
+            return State(board, enemy, 0, [board_key(board, enemy)])
+        return State(board, enemy, self.clock + 1, self.since + [board_key(board, enemy)])
+
+
+def decided(rules, state, legal):
+    """The winner by the rules ("W", "B" or None for a draw), or False
+    when the rules do not decide the position."""
+    enemy = "B" if state.side == "W" else "W"
+    if not legal:
+        return enemy
+    if state.clock >= LIMIT:
+        if not rules.by_count:
+            return None
+        own = sum(1 for c in state.board.values() if c == state.side)
+        other = len(state.board) - own
+        return state.side if own > other else enemy if own < other else None
+    if state.since.count(state.since[-1]) >= 3:
+        return None
+    return False
+
+
+def holds(claim, winner):
+    seat, kind = claim
+    return (winner == seat) if kind == "wins" else (winner != seat)
+
+
+def check_claim(rules, claim, nodes, root):
+    seat, kind = claim
+    favoured_moves = {"wins": lambda side: side == seat, "cannot-win": lambda side: side != seat}[kind]
+    seen = {0: root.identity()}
+    stack = [(0, root)]
+    counts = {"positions": 0, "leaves": 0}
+    while stack:
+        node, state = stack.pop()
+        if node not in nodes:
+            raise Refused(f"node {node} is referred to but not given")
+        record = nodes[node]
+        legal = rules.legal(state.board, state.side)
+        winner = decided(rules, state, legal)
+        if record[0] == "leaf":
+            counts["leaves"] += 1
+            if record[1:] == ["rules"]:
+                if winner is False:
+                    raise Refused(f"node {node}: a rules leaf the rules do not decide")
+                if not holds(claim, winner):
+                    raise Refused(f"node {node}: the rules' result goes against the claim")
+                continue
+            if len(record) != 3 or record[1] != "table":
+                raise Refused(f"node {node}: unknown leaf {' '.join(record[1:])}")
+            if winner is not False:
+                raise Refused(f"node {node}: a table leaf the rules decide")
+            men = len(state.board)
+            if men > TABLE_MEN:
+                raise Refused(f"node {node}: a table leaf of {men} men, beyond the reference's {TABLE_MEN}")
+            value = rules.value(state.board, state.side, state.clock)
+            word = {1: "win", 0: "draw", -1: "loss"}[value]
+            if record[2] != word:
+                raise Refused(f"node {node}: the table says {record[2]}, the reference {word}")
+            enemy = "B" if state.side == "W" else "W"
+            table_winner = state.side if value == 1 else enemy if value == -1 else None
+            if not holds(claim, table_winner):
+                raise Refused(f"node {node}: the table's value goes against the claim")
+            continue
+        if winner is not False:
+            raise Refused(f"node {node}: the rules decide this position; it must be a rules leaf")
+        counts["positions"] += 1
+        pairs = record[1:]
+        if record[0] == "one":
+            if not favoured_moves(state.side) or len(pairs) != 2:
+                raise Refused(f"node {node}: one move given where every move is due")
+        elif record[0] == "all":
+            if favoured_moves(state.side) and len(pairs) != 2:
+                raise Refused(f"node {node}: several moves given where one is chosen")
+            listed = pairs[0::2]
+            if sorted(listed) != sorted(legal) or len(set(listed)) != len(listed):
+                raise Refused(f"node {node}: the moves listed are not every legal move")
+        else:
+            raise Refused(f"node {node}: unknown record {record[0]}")
+        for i in range(0, len(pairs), 2):
+            move, child = pairs[i], int(pairs[i + 1])
+            if move not in legal:
+                raise Refused(f"node {node}: {move} is not legal")
+            after = state.after(legal[move])
+            if child in seen:
+                if seen[child] != after.identity():
+                    raise Refused(f"node {child}: reached as two different positions")
+                continue
+            seen[child] = after.identity()
+            stack.append((child, after))
+    return counts
+
+
+def read(path):
+    with open(path) as f:
+        lines = [line.split() for line in f]
+    if not lines or lines[0] != ["menagerie-certificate", "1"]:
+        raise Refused("not a menagerie certificate (version 1)")
+    if lines[-1] != ["end"]:
+        raise Refused("the file does not end with 'end': cut short")
+    header = {}
+    for words in lines[1:5]:
+        header[words[0]] = words[1:]
+    if header.get("game") != ["awithlaknannai-mosona"]:
+        raise Refused(f"game {' '.join(header.get('game', []))}: this checker knows Awithlaknannai Mosona only")
+    claims, current = [], None
+    for words in lines[5:-1]:
+        if words[0] == "claim":
+            if len(words) != 3 or words[2] not in ("wins", "cannot-win"):
+                raise Refused(f"a bad claim: {' '.join(words)}")
+            current = {}
+            claims.append(((words[1].upper(), words[2]), current))
+        elif current is None:
+            raise Refused("a node before any claim")
+        else:
+            node = int(words[0])
+            if node in current:
+                raise Refused(f"node {node} given twice")
+            current[node] = words[1:]
+    if not claims:
+        raise Refused("no claim")
+    return header, claims
+
+
+def root_state(rules, header):
+    board, side = parse(" ".join(header["start"]))
+    # The start's clock counts plies whose positions are unknown: they
+    # count for the clock, not for repetitions (as for the engine).
+    state = State(board, side, int(header["start"][2]), [board_key(board, side)])
+    for move in header.get("moves", []):
+        legal = rules.legal(state.board, state.side)
+        if move not in legal:
+            raise Refused(f"header move {move} is not legal")
+        state = state.after(legal[move])
+    return state
+
+
+def main():
+    try:
+        header, claims = read(sys.argv[1])
+        rules = Rules(header["ruleset"])
+        root = root_state(rules, header)
+        for claim, nodes in claims:
+            counts = check_claim(rules, claim, nodes, root)
+            print(f"claim {claim[0].lower()} {claim[1]}: holds ({counts['positions']} positions, {counts['leaves']} leaves)")
+    except Refused as why:
+        print(f"certificate refused: {why}")
+        sys.exit(1)
+
+
+if __name__ == "__main__":
+    main()
