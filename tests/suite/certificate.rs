@@ -19,9 +19,10 @@ fn check(certificate: &Path) -> (bool, String) {
     (output.status.success(), said)
 }
 
-/// 3-men tables in a folder of this test run's own.
-fn tables() -> PathBuf {
-    let dir = temp_path("certificate", "tables");
+/// 3-men tables in a folder of this test's own (`name`): tests run at
+/// once must not build into one folder.
+fn tables(name: &str) -> PathBuf {
+    let dir = temp_path("certificate", name);
     let build = format!("tables build am men=3 dir={} threads=1", dir.display());
     let out = engine(&[&build]);
     assert!(out.contains("tables build done"), "{out}");
@@ -64,7 +65,7 @@ fn refused_for(path: &Path, reason: &str) {
 
 #[test]
 fn a_proved_win_through_table_leaves_is_certified_and_checked() {
-    let dir = tables();
+    let dir = tables("tables-win");
     // Three white men against one black: White wins, through captures
     // into the 3-men tables.
     let (out, path) = solve(Some(&dir), "fen 5WW1/1B7/4W3 b 0", 1_000_000, "win.cert");
@@ -148,7 +149,7 @@ fn nothing_settled_or_nothing_searched_writes_no_certificate() {
     assert!(out.contains("Value: unknown"), "{out}");
     assert!(!path.exists());
     // A value read from the tables needs no proof search: said, no file.
-    let dir = tables();
+    let dir = tables("tables-known");
     let (out, path) = solve(Some(&dir), "fen 8/4B1W1W/8 w 0", 1000, "known.cert");
     assert!(
         out.contains("info string solve: no certificate written"),
@@ -184,4 +185,69 @@ fn a_proof_resumed_from_its_checkpoint_under_a_memory_bound_is_certified_and_che
     let (ok, said) = check(&path);
     assert!(ok, "{said}");
     assert!(said.starts_with("claim b cannot-win: holds"), "{said}");
+}
+
+/// Runs tools/slurm/proof_split.py with `args`; its status and output.
+fn split(args: &[&str]) -> (bool, String) {
+    let tool = Path::new(env!("CARGO_MANIFEST_DIR")).join("tools/slurm/proof_split.py");
+    let output = std::process::Command::new("python3")
+        .arg(tool)
+        .args(args)
+        .output()
+        .expect("python3 runs the split tool");
+    let said = String::from_utf8_lossy(&output.stdout).into_owned()
+        + &String::from_utf8_lossy(&output.stderr);
+    (output.status.success(), said)
+}
+
+#[test]
+fn a_proof_split_by_its_first_two_plies_merges_into_a_certificate_that_holds() {
+    let tables = tables("tables-split");
+    let tables = tables.to_str().unwrap();
+    let dir = temp_path("certificate", "split");
+    let dir_s = dir.to_str().unwrap();
+    let engine = assert_cmd::cargo::cargo_bin("menagerie");
+    let engine = engine.to_str().unwrap();
+    let (ok, tasks) = split(&[
+        "plan",
+        dir_s,
+        "--engine",
+        engine,
+        "--depth",
+        "2",
+        "--game",
+        "awithlaknannai-mosona",
+        "--position",
+        "fen 5WW1/1B7/4W3 b 0",
+    ]);
+    assert!(ok, "{tasks}");
+    assert!(tasks.trim().parse::<u32>().unwrap() > 10, "{tasks}");
+    let (ok, said) = split(&[
+        "run", dir_s, "--engine", engine, "--nodes", "1000000", "--tables", tables,
+    ]);
+    assert!(ok, "{said}");
+    let (ok, said) = split(&["merge", dir_s]);
+    assert!(ok && said.contains("Value: loss"), "{said}");
+    let merged = dir.join("proof.cert");
+    let (ok, said) = check(&merged);
+    assert!(ok, "{said}");
+    assert!(said.starts_with("claim w wins: holds"), "{said}");
+    // A task's certificate swapped for another's is refused by the merge.
+    std::fs::copy(dir.join("task-2.cert"), dir.join("task-1.cert")).unwrap();
+    let (ok, said) = split(&["merge", dir_s]);
+    assert!(
+        !ok && said.contains("is not the proof of task 1's position"),
+        "{said}"
+    );
+    // With no task settled there is nothing to merge: the value is unknown.
+    for entry in std::fs::read_dir(&dir).unwrap() {
+        let path = entry.unwrap().path();
+        if path.extension().is_some_and(|e| e == "cert") {
+            std::fs::remove_file(path).unwrap();
+        }
+    }
+    let (ok, said) = split(&["merge", dir_s]);
+    assert!(ok && said.contains("Value: unknown"), "{said}");
+    assert!(said.contains("tasks settled nothing"), "{said}");
+    assert!(!merged.exists());
 }

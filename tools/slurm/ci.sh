@@ -17,7 +17,11 @@
 #      must equal a build on this machine, and verify;
 #   6. self-play data as a job array of shards joined after: the joined
 #      file must equal one whole run's on this machine, and so must a
-#      second run (which resumes every finished shard).
+#      second run (which resumes every finished shard);
+#   7. a proof search split by its first moves as a job array, merged
+#      after: the merged certificate must equal a local split run's and
+#      pass the independent checker, and a second run must resume every
+#      task from its checkpoint.
 # Tears the cluster down at the end.
 set -euo pipefail
 cd "$(dirname "$0")/../.."
@@ -149,4 +153,22 @@ for attempt in 1 2; do
 done
 grep -q "resuming after" "$work/selfplay/slurm/shard-1.log" || fail "the second run did not resume its shards"
 echo "slurm ci: ok: self-play data played by shard on the cluster, joined and resumed, equal to a local run"
+
+# 7. A proof split by the first move on the cluster, merged, checked.
+split=(--position "fen 8/2B1W1W2/8 b 0" --depth 1 --nodes 3000000)
+python3 tools/slurm/proof_split.py plan "$work/proof-local" --engine "$B/menagerie" --depth 1 \
+    --game awithlaknannai-mosona --position "fen 8/2B1W1W2/8 b 0" > /dev/null
+python3 tools/slurm/proof_split.py run "$work/proof-local" --engine "$B/menagerie" --nodes 3000000
+python3 tools/slurm/proof_split.py merge "$work/proof-local" > /dev/null
+for attempt in 1 2; do
+    tools/slurm/proof.sh --dir "$work/proof" "${split[@]}" --wait > "$work/proof.out" \
+        || { cat "$work/proof.out" "$work"/proof/slurm/*.log; fail "the proof's job array failed (run $attempt)"; }
+    grep -qx "Value: loss" "$work/proof.out" || { cat "$work/proof.out"; fail "the merged proof's value (run $attempt)"; }
+    cmp "$work/proof-local/proof.cert" "$work/proof/proof.cert" \
+        || fail "the cluster's merged certificate differs from a local split run (run $attempt)"
+done
+grep -q "resumed from the checkpoint" "$work/proof/task-1.out" || fail "the second run did not resume its tasks"
+python3 tools/reference/awithlaknannai_certificate.py "$work/proof/proof.cert" \
+    || fail "the merged certificate does not hold"
+echo "slurm ci: ok: a proof split by its first moves on the cluster, merged, resumed, equal to a local split, checked"
 rm -rf "$work"
