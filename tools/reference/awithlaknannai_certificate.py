@@ -8,10 +8,13 @@ generator of awithlaknannai_perft.py (written from the rules text), its
 own reading of the draw rules, and, for table leaves, its own values by
 the definition awithlaknannai_tables.py's backward induction uses (the
 best of the moves, the clock's end a draw or a count; positions of at
-most 3 men, valued as needed; a table leaf of more men is refused, as
-nothing here can value it):
+most 3 men, valued as needed). A table leaf of more men is refused, as
+nothing here can value it, unless --tables names a folder of endgame
+tables that `tables verify` has passed: such a leaf is then looked up
+there through the `menagerie` Python package (a probe of the verified
+files, no search; the package must be installed):
 
-    tools/reference/awithlaknannai_certificate.py CERTIFICATE
+    tools/reference/awithlaknannai_certificate.py CERTIFICATE [--tables DIR]
 
 For each claim ("seat wins", "seat cannot win") it walks the tree from
 the root (the start position and the moves of the header): where the
@@ -30,7 +33,7 @@ import sys
 sys.setrecursionlimit(10_000)
 sys.path.insert(0, __import__("os").path.dirname(__file__))
 from awithlaknannai_perft import geometry, moves, name, parse, play  # noqa: E402
-from awithlaknannai_tables import LIMIT  # noqa: E402
+from awithlaknannai_tables import LIMIT, notation  # noqa: E402
 
 TABLE_MEN = 3
 
@@ -47,8 +50,30 @@ def move_name(path):
     return "".join(name(p) for p in path)
 
 
+class VerifiedTables:
+    """Values of positions beyond the reference's reach, probed in a
+    folder of verified tables through the `menagerie` package."""
+
+    def __init__(self, folder, ruleset):
+        import os
+
+        os.environ["MENAGERIE_TABLES"] = folder
+        import menagerie
+
+        self.menagerie, self.ruleset, self.probes = menagerie, " ".join(ruleset), 0
+
+    def value(self, board, side, clock):
+        state = self.menagerie.State("awithlaknannai-mosona", self.ruleset, notation(board, side, clock))
+        answer = state.solve(nodes=0)
+        if answer.source != "tables":
+            return None
+        self.probes += 1
+        return {"win": 1, "draw": 0, "loss": -1}[answer.value.split()[0]]
+
+
 class Rules:
-    def __init__(self, ruleset):
+    def __init__(self, ruleset, tables=None):
+        self.tables = VerifiedTables(tables, ruleset) if tables else None
         opts = dict(w.split("=") for w in ruleset)
         self.lined = opts.get("board", "lined") == "lined"
         self.straight = opts.get("leap", "bent") == "straight"
@@ -156,12 +181,18 @@ def check_claim(rules, claim, nodes, root):
             if winner is not False:
                 raise Refused(f"node {node}: a table leaf the rules decide")
             men = len(state.board)
-            if men > TABLE_MEN:
-                raise Refused(f"node {node}: a table leaf of {men} men, beyond the reference's {TABLE_MEN}")
-            value = rules.value(state.board, state.side, state.clock)
+            if men <= TABLE_MEN:
+                value = rules.value(state.board, state.side, state.clock)
+            elif rules.tables is None:
+                raise Refused(f"node {node}: a table leaf of {men} men, beyond the reference's {TABLE_MEN} (see --tables)")
+            else:
+                value = rules.tables.value(state.board, state.side, state.clock)
+                if value is None:
+                    raise Refused(f"node {node}: a table leaf of {men} men that the tables given do not hold")
             word = {1: "win", 0: "draw", -1: "loss"}[value]
             if record[2] != word:
-                raise Refused(f"node {node}: the table says {record[2]}, the reference {word}")
+                source = "reference" if men <= TABLE_MEN else "verified tables"
+                raise Refused(f"node {node}: the table says {record[2]}, the {source} {word}")
             enemy = "B" if state.side == "W" else "W"
             table_winner = state.side if value == 1 else enemy if value == -1 else None
             if not holds(claim, table_winner):
@@ -241,13 +272,22 @@ def root_state(rules, header):
 
 
 def main():
+    args = sys.argv[1:]
+    tables = None
+    if "--tables" in args:
+        at = args.index("--tables")
+        tables = args[at + 1]
+        del args[at : at + 2]
     try:
-        header, claims = read(sys.argv[1])
-        rules = Rules(header["ruleset"])
+        header, claims = read(args[0])
+        rules = Rules(header["ruleset"], tables)
         root = root_state(rules, header)
         for claim, nodes in claims:
+            if rules.tables:
+                rules.tables.probes = 0
             counts = check_claim(rules, claim, nodes, root)
-            print(f"claim {claim[0].lower()} {claim[1]}: holds ({counts['positions']} positions, {counts['leaves']} leaves)")
+            probed = f"; {rules.tables.probes} leaves from the verified tables" if rules.tables else ""
+            print(f"claim {claim[0].lower()} {claim[1]}: holds ({counts['positions']} positions, {counts['leaves']} leaves{probed})")
     except Refused as why:
         print(f"certificate refused: {why}")
         sys.exit(1)

@@ -1,0 +1,67 @@
+"""The certificate checker (tools/reference/awithlaknannai_certificate.py)
+with table leaves beyond its own reach, looked up in verified tables
+through this package. Needs the engine binary to build the tables and
+write the certificate (target/release/menagerie, or MENAGERIE_ENGINE);
+skipped without it unless MENAGERIE_REQUIRE_OPENSPIEL is set (as
+.ci/run sets it, having built the engine)."""
+
+import os
+import pathlib
+import subprocess
+import sys
+
+import pytest
+
+ROOT = pathlib.Path(__file__).resolve().parents[2]
+ENGINE = pathlib.Path(os.environ.get("MENAGERIE_ENGINE", ROOT / "target/release/menagerie"))
+CHECKER = ROOT / "tools/reference/awithlaknannai_certificate.py"
+
+if not ENGINE.exists():
+    if os.environ.get("MENAGERIE_REQUIRE_OPENSPIEL"):
+        raise RuntimeError(f"no engine at {ENGINE}: cargo build --release first")
+    pytest.skip(f"no engine at {ENGINE}", allow_module_level=True)
+
+
+def engine(*lines):
+    return subprocess.run([str(ENGINE), *lines], capture_output=True, text=True).stdout
+
+
+def check(path, *extra):
+    done = subprocess.run(
+        [sys.executable, str(CHECKER), str(path), *extra], capture_output=True, text=True
+    )
+    return done.returncode == 0, done.stdout + done.stderr
+
+
+def test_table_leaves_beyond_the_reference_are_checked_in_verified_tables(tmp_path):
+    tables = tmp_path / "tables"
+    built = engine(f"tables build am men=4 dir={tables} threads=1")
+    verified = engine(f"tables verify am dir={tables} threads=1")
+    assert "complete to 4 men" in built, built
+    assert "tables verify done: 6 slices, 0 mismatches, 0 damaged files" in verified, verified
+    # Three white men against two black: the proof's leaves are captures
+    # into the 4-men tables.
+    certificate = tmp_path / "five.cert"
+    out = engine(
+        f"setoption name TablePath value {tables}",
+        "newgame awithlaknannai-mosona",
+        "position fen 7B/4W1B2/4W2W b 0",
+        f"solve nodes 300000 certificate {certificate}",
+    )
+    assert "Value: at most draw" in out, out
+    ok, said = check(certificate)
+    assert not ok and "a table leaf of 4 men, beyond the reference's 3" in said, said
+    ok, said = check(certificate, "--tables", str(tables))
+    assert ok, said
+    assert said.startswith("claim b cannot-win: holds") and "leaves from the verified tables" in said
+    # A table value changed, the verified tables say otherwise.
+    text = certificate.read_text()
+    damaged = tmp_path / "damaged.cert"
+    damaged.write_text(text.replace(" leaf table draw", " leaf table win", 1))
+    ok, said = check(damaged, "--tables", str(tables))
+    assert not ok and "the verified tables draw" in said, said
+    # Tables that do not hold the leaf (3 men only) refuse it.
+    small = tmp_path / "small"
+    engine(f"tables build am men=3 dir={small} threads=1")
+    ok, said = check(certificate, "--tables", str(small))
+    assert not ok and "the tables given do not hold" in said, said
