@@ -223,7 +223,7 @@ fn a_proof_split_by_its_first_two_plies_merges_into_a_certificate_that_holds() {
     assert!(ok, "{tasks}");
     assert!(tasks.trim().parse::<u32>().unwrap() > 10, "{tasks}");
     let (ok, said) = split(&[
-        "run", dir_s, "--engine", engine, "--nodes", "1000000", "--tables", tables,
+        "run", dir_s, "--engine", engine, "--nodes", "1000000", "--tables", tables, "--jobs", "2",
     ]);
     assert!(ok, "{said}");
     let (ok, said) = split(&["merge", dir_s]);
@@ -250,4 +250,29 @@ fn a_proof_split_by_its_first_two_plies_merges_into_a_certificate_that_holds() {
     assert!(ok && said.contains("Value: unknown"), "{said}");
     assert!(said.contains("tasks settled nothing"), "{said}");
     assert!(!merged.exists());
+}
+
+#[test]
+fn other_rulesets_are_certified_and_checked_under_their_own_rules() {
+    // Plain board, straight leaps, and the count at the clock's end: two
+    // white men against one black, six plies before the limit, White
+    // wins on count unless Black captures first.
+    let path = temp_path("certificate", "count.cert");
+    let out = engine(&[
+        "newgame awithlaknannai-mosona board=plain leap=straight ending=count",
+        "position fen 8/3W1W3/B7 w 44",
+        &format!("solve nodes 100000 certificate {}", path.display()),
+    ]);
+    assert!(out.contains("Value: win"), "{out}");
+    let text = std::fs::read_to_string(&path).unwrap();
+    assert!(text.contains("\nruleset board=plain leap=straight ending=count\n"));
+    let (ok, said) = check(&path);
+    assert!(ok, "{said}");
+    assert!(said.starts_with("claim w wins: holds"), "{said}");
+    // Under the default ending the clock's end is a draw: the same tree
+    // proves nothing there.
+    let drawn = damaged(&path, "count-as-draw.cert", |t| {
+        t.replace("ending=count", "ending=draw")
+    });
+    refused_for(&drawn, "the rules' result goes against the claim");
 }

@@ -4,7 +4,7 @@ the parts' certificates into one certificate of the whole.
 
     proof_split.py plan DIR --engine E --depth D --game "GAME [WORDS]" --position "POSITION"
     proof_split.py task DIR I [--nodes N] [--memory MIB] [--tables PATH]
-    proof_split.py run DIR [task options]      every task here, one after another
+    proof_split.py run DIR [task options] [--jobs J]   every task here, J at once
     proof_split.py merge DIR
 
 `plan` asks the engine for the tree of every line of D moves from the
@@ -27,6 +27,7 @@ view, as `solve` words it. The merged file is checked like any other
 merge cannot pass for a proof.
 """
 import argparse
+import concurrent.futures
 import json
 import os
 import subprocess
@@ -90,9 +91,14 @@ def load(directory):
 
 
 def task(args):
+    sys.exit(run_task(args, args.index))
+
+
+def run_task(args, index):
+    """Runs task `index`; its status (0 once the engine gave a value)."""
     split = load(args.dir)
-    node = next(n for n in split["nodes"] if n["task"] == args.index)
-    base = os.path.join(args.dir, f"task-{args.index}")
+    node = next(n for n in split["nodes"] if n["task"] == index)
+    base = os.path.join(args.dir, f"task-{index}")
     solve = f"solve nodes {args.nodes}"
     if args.memory:
         solve += f" memory {args.memory}"
@@ -112,18 +118,18 @@ def task(args):
         status = subprocess.run([args.engine, *lines], stdout=out).returncode
     with open(base + ".out") as out:
         answered = any(line.startswith("Value: ") for line in out)
-    sys.exit(0 if answered else status or 1)
+    return 0 if answered else status or 1
 
 
 def run(args):
     split = load(args.dir)
-    for index in sorted(n["task"] for n in split["nodes"] if n["task"] is not None):
-        args.index = index
-        try:
-            task(args)
-        except SystemExit as done:
-            if done.code:
-                sys.exit(f"run: task {index} failed with status {done.code}")
+    indices = sorted(n["task"] for n in split["nodes"] if n["task"] is not None)
+    # Each task is an engine process of its own; threads only wait on them.
+    with concurrent.futures.ThreadPoolExecutor(max_workers=args.jobs) as pool:
+        statuses = list(pool.map(lambda i: run_task(args, i), indices))
+    failed = [(i, s) for i, s in zip(indices, statuses) if s]
+    if failed:
+        sys.exit("run: " + ", ".join(f"task {i} failed with status {s}" for i, s in failed))
 
 
 def read_certificate(path):
@@ -287,6 +293,8 @@ def main():
         p.add_argument("--nodes", type=int, default=1_000_000)
         p.add_argument("--memory", type=int)
         p.add_argument("--tables")
+        if name == "run":
+            p.add_argument("--jobs", type=int, default=1, help="tasks at once (engine processes)")
     p = sub.add_parser("merge")
     p.add_argument("dir")
     args = parser.parse_args()
