@@ -3,7 +3,7 @@
 //! (and so from the command line: `menagerie tables build ...`).
 
 use std::fmt;
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 use std::sync::atomic::AtomicBool;
 use std::time::Instant;
 
@@ -26,6 +26,9 @@ pub struct TablesJob {
     pub dir: PathBuf,
     pub only: Option<Slice>,
     pub threads: usize,
+    /// `verify` checks every slice again, ignoring the records of earlier
+    /// verifications.
+    pub fresh: bool,
 }
 
 /// Why a `tables` command cannot be carried out.
@@ -96,6 +99,7 @@ pub fn parse_words(
         dir: probe::directory(),
         only: None,
         threads: std::thread::available_parallelism().map_or(1, |n| n.get()),
+        fresh: false,
     };
     let mut ruleset = Vec::new();
     for word in words {
@@ -122,6 +126,7 @@ pub fn parse_words(
                     .filter(|s| s.mover > 0 && s.other > 0);
                 job.only = Some(slice.ok_or_else(|| bad("slice=MvO, as slice=4v3"))?);
             }
+            None if word.eq_ignore_ascii_case("fresh") => job.fresh = true,
             _ => ruleset.push(word.clone()),
         }
     }
@@ -129,6 +134,38 @@ pub fn parse_words(
         return Err(TablesError::MenNeeded);
     }
     Ok((job, ruleset))
+}
+
+/// Where a slice's clean verification is recorded: beside its file.
+fn verified_record(slice_file: &Path) -> PathBuf {
+    let mut name = slice_file.as_os_str().to_owned();
+    name.push(".verified");
+    PathBuf::from(name)
+}
+
+/// What a clean verification of `slice` vouches for: its file's checksum
+/// and those of the files its moves lead into. A record that still reads
+/// so lets a later `verify` skip the slice (a run cut short resumes);
+/// any of those files rebuilt or replaced makes it stale.
+fn verified_stamp(tables: &Tables, slice: Slice) -> String {
+    let checksum = |s: Slice| tables.slice(s).map_or(0, |f| f.header.checksum);
+    let mut stamp = format!("verified {slice} {:08x}; reads", checksum(slice));
+    for read in retrograde::dependencies(slice)
+        .into_iter()
+        .chain([slice.swapped()])
+    {
+        stamp.push_str(&format!(" {read} {:08x}", checksum(read)));
+    }
+    stamp.push('\n');
+    stamp
+}
+
+/// Writes `text` to `path` whole or not at all.
+fn write_record(path: &Path, text: &str) -> std::io::Result<()> {
+    let mut partial = path.as_os_str().to_owned();
+    partial.push(".partial");
+    std::fs::write(&partial, text)?;
+    std::fs::rename(&partial, path)
 }
 
 /// A progress bar of 20 marks.
@@ -308,7 +345,7 @@ pub fn run<G: Game>(
         TablesAction::Verify => {
             let (tables, damaged) = opened("verify", &mut remark)?;
             let mut mismatches = 0;
-            let (mut checked, mut skipped, mut failed) = (0, 0, 0);
+            let (mut checked, mut skipped, mut failed, mut before) = (0, 0, 0, 0);
             for slice in tables.slices() {
                 if job.men.is_some_and(|m| slice.men() > m) || job.only.is_some_and(|o| o != slice)
                 {
@@ -324,6 +361,27 @@ pub fn run<G: Game>(
                 }
                 let started = Instant::now();
                 let path = tables.slice(slice).map(|f| f.path.display().to_string());
+                let stamp = verified_stamp(&tables, slice);
+                let record = tables.slice(slice).map(|f| verified_record(&f.path));
+                if let Some(record) = record.as_ref().filter(|_| !job.fresh) {
+                    if std::fs::read_to_string(record).ok().as_deref() == Some(stamp.as_str()) {
+                        // Its values were derived before; its bytes are
+                        // still read whole against their checksums.
+                        let file = tables.slice(slice).expect("a recorded slice is open");
+                        if let Err(problem) = file.check_all() {
+                            failed += 1;
+                            remark(format!("tables verify {slice}: {problem}"));
+                            continue;
+                        }
+                        checked += 1;
+                        before += 1;
+                        remark(format!(
+                            "tables verify {slice}: verified before, and neither it nor the tables it reads changed since ({}); its checksums read again, its values not derived again",
+                            record.display()
+                        ));
+                        continue;
+                    }
+                }
                 let report =
                     match verify::verify_slice::<G>(rules, &tables, slice, job.threads, stop) {
                         Ok(report) => report,
@@ -338,6 +396,16 @@ pub fn run<G: Game>(
                     };
                 checked += 1;
                 mismatches += report.mismatches;
+                if report.mismatches == 0 {
+                    if let Some(record) = &record {
+                        if let Err(e) = write_record(record, &stamp) {
+                            remark(format!(
+                                "tables verify {slice}: the record of this verification could not be written ({}: {e}); a later verify checks it again",
+                                record.display()
+                            ));
+                        }
+                    }
+                }
                 for example in &report.examples {
                     remark(format!("tables verify {slice}: mismatch: {example}"));
                 }
@@ -352,7 +420,7 @@ pub fn run<G: Game>(
             }
             let damaged = damaged + failed;
             remark(format!(
-                "tables verify done: {checked} slices, {mismatches} mismatches, {damaged} damaged files, {skipped} skipped",
+                "tables verify done: {checked} slices, {mismatches} mismatches, {damaged} damaged files, {skipped} skipped, {before} verified before",
             ));
             if mismatches > 0 {
                 return Err(TablesError::Mismatches(mismatches));

@@ -413,3 +413,50 @@ fn tables_agree_with_the_independent_reference() {
         }
     }
 }
+
+#[test]
+fn verification_resumes_from_its_records_and_checks_again_what_changed() {
+    let dir = fresh_dir("verify-records");
+    let dir_word = format!("dir={}", dir.display());
+    let (status, _) = cli(&["tables", "build", "am", "men=4", &dir_word]);
+    assert_eq!(status, Some(0));
+    // A verification that got as far as one slice (as a run cut short, or
+    // one task of the Slurm array, does) leaves its record.
+    let (status, out) = cli(&["tables", "verify", "am", &dir_word, "slice=2v1"]);
+    assert_eq!(status, Some(0), "{out}");
+    let record = folder(&dir).join("2v1.mtb.verified");
+    assert!(record.exists());
+    let verify = |extra: &[&str]| {
+        let mut args = vec!["tables", "verify", "am", dir_word.as_str()];
+        args.extend_from_slice(extra);
+        cli(&args)
+    };
+    let (status, out) = verify(&[]);
+    assert_eq!(status, Some(0), "{out}");
+    assert!(out.contains("tables verify 2v1: verified before"), "{out}");
+    assert!(
+        out.contains("tables verify done: 6 slices, 0 mismatches, 0 damaged files, 0 skipped, 1 verified before"),
+        "{out}"
+    );
+    let (_, out) = verify(&[]);
+    assert!(out.contains(", 6 verified before"), "{out}");
+    // A record that no longer matches its files (a slice it reads was
+    // built again differently) is stale: that slice is derived again.
+    let stale = folder(&dir).join("3v1.mtb.verified");
+    let text = std::fs::read_to_string(&stale).unwrap();
+    std::fs::write(&stale, text.replacen(" 1v1 ", " 1v1 0", 1)).unwrap();
+    let (_, out) = verify(&[]);
+    assert!(out.contains("tables verify 3v1 ("), "{out}");
+    assert!(out.contains(", 5 verified before"), "{out}");
+    let (_, out) = verify(&["fresh"]);
+    assert!(out.contains(", 0 verified before"), "{out}");
+    // A record does not spare a damaged file: its bytes are read again.
+    let file = folder(&dir).join("2v2.mtb");
+    let mut bytes = std::fs::read(&file).unwrap();
+    let last = bytes.len() - 1;
+    bytes[last] ^= 0x5a;
+    std::fs::write(&file, bytes).unwrap();
+    let (status, out) = verify(&[]);
+    assert_ne!(status, Some(0), "{out}");
+    assert!(out.contains("1 damaged files"), "{out}");
+}

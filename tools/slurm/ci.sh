@@ -14,7 +14,8 @@
 #   4. --status on the first run once Slurm has forgotten its jobs;
 #   5. endgame tables built as job arrays by number of men, with one
 #      task's slice deleted and built again by a second run: the files
-#      must equal a build on this machine, and verify;
+#      must equal a build on this machine, and verify (one task per
+#      slice and its mirror, each leaving its record);
 #   6. self-play data as a job array of shards joined after: the joined
 #      file must equal one whole run's on this machine, and so must a
 #      second run (which resumes every finished shard);
@@ -127,8 +128,16 @@ rm "$work/tables/awithlaknannai-mosona/plain-bent-draw/3v2.mtb"
 tools/slurm/tables.sh --dir "$work/tables" --men 5 --wait -- board=plain >> "$work/tables.out" \
     || fail "the second run of tables.sh failed"
 grep -q "tables 3v2 and 2v3: [0-9]" "$work/tables/slurm/5-2.log" || fail "the deleted slice was not built again"
-diff -r "$work/tables-local/awithlaknannai-mosona" "$work/tables/awithlaknannai-mosona" \
+diff -r -x '*.verified' "$work/tables-local/awithlaknannai-mosona" "$work/tables/awithlaknannai-mosona" \
     || fail "the cluster's tables differ from the local build"
+# The verification ran as one task per slice and its mirror; each slice
+# has its record, and the engine, asked again, derives nothing anew.
+for f in "$work"/tables/awithlaknannai-mosona/plain-bent-draw/*.mtb; do
+    [ -e "$f.verified" ] || fail "no verification record beside $f"
+done
+"$B/menagerie" tables verify awithlaknannai-mosona board=plain "dir=$work/tables" | tail -1 \
+    | grep -q "0 mismatches, 0 damaged files, 0 skipped, 10 verified before" \
+    || fail "a verification after the cluster's derived slices again"
 # A task that cannot write its slice fails the build, named; the arrays
 # after it never run. (A folder that cannot be made is refused before any
 # job is submitted; a folder where the first slice's file should be gets

@@ -19,8 +19,10 @@
 #   --wait           wait for the build and exit with its status
 # after --: ruleset options, e.g. -- board=plain ending=count
 #
-# Every task writes its status to DIR/slurm/<men>-<task>.exit and the
-# verification to DIR/slurm/verify.exit, which --wait reads: Slurm
+# Every task writes its status to DIR/slurm/<men>-<task>.exit and each
+# verification task to DIR/slurm/verify-<task>.exit (one task per slice
+# and its mirror; a record beside each verified slice lets a re-run skip
+# it while neither it nor what it reads changes), which --wait reads: Slurm
 # forgets finished jobs. Exit status with --wait: 0 built and verified,
 # 1 a task or the verification failed (named, with its log), 2 bad
 # arguments.
@@ -88,11 +90,18 @@ for total in $(seq 2 "$men"); do
     previous="$job"
     levels+=("$total:${#pairs[@]}")
 done
+verify_tasks=0
 if [ "$verify" -eq 1 ]; then
-    job=$(sbatch "${common[@]}" --job-name=tables-verify --dependency="afterok:$previous" \
-        --kill-on-invalid-dep=yes --export=ALL,TABLES_MEN="$men",TABLES_VERIFY=1 \
-        --output="$dir/slurm/verify.log" "$here/tables.sbatch")
-    echo "tables.sh: verification: job $job"
+    # One task per slice and its mirror, every number of men, once the
+    # last build has succeeded. Each leaves a record per slice it
+    # verified, so a re-run skips what was verified and has not changed.
+    cat $(for total in $(seq 2 "$men"); do echo "$dir/slurm/pairs-$total"; done) > "$dir/slurm/pairs-verify"
+    verify_tasks=$(wc -l < "$dir/slurm/pairs-verify")
+    job=$(sbatch "${common[@]}" --job-name=tables-verify --array="1-$verify_tasks" \
+        --dependency="afterok:$previous" --kill-on-invalid-dep=yes \
+        --export=ALL,TABLES_MEN="$men",TABLES_VERIFY=1 \
+        --output="$dir/slurm/verify-%a.log" "$here/tables.sbatch")
+    echo "tables.sh: verification: job array $job, $verify_tasks tasks"
 fi
 [ "$wait" -eq 1 ] || exit 0
 
@@ -118,7 +127,7 @@ while :; do
         total="${level%%:*}" count="${level##*:}"
         for i in $(seq 1 "$count"); do [ -e "$dir/slurm/$total-$i.exit" ] || done_all=0; done
     done
-    if [ "$verify" -eq 1 ] && [ ! -e "$dir/slurm/verify.exit" ]; then done_all=0; fi
+    for i in $(seq 1 "$verify_tasks"); do [ -e "$dir/slurm/verify-$i.exit" ] || done_all=0; done
     if [ "$done_all" -eq 1 ]; then
         what=built; [ "$verify" -eq 0 ] || what="built and verified"
         echo "tables.sh: $what: $("$engine" tables status "$game" "${rules[@]}" "dir=$dir" | tail -1)"
