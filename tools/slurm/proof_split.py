@@ -148,12 +148,10 @@ def read_certificate(path):
     return header, claims
 
 
-CLAIMS = ["claim w wins", "claim b wins", "claim w cannot-win", "claim b cannot-win"]
-
-
-def favoured(claim):
+def favoured(claim, other_of):
+    """The seat a claim favours: the winner, or the defender."""
     seat, kind = claim.split()[1:]
-    return seat if kind == "wins" else ("b" if seat == "w" else "w")
+    return seat if kind == "wins" else other_of[seat]
 
 
 def merge(args):
@@ -174,6 +172,14 @@ def merge(args):
             if moves[cut:] != node["line"] or (root_moves is not None and moves[:cut] != root_moves):
                 sys.exit(f"merge: {path} is not the proof of task {node['task']}'s position")
             header, root_moves = header or part_header, moves[:cut]
+    # The two seats' letters: the sides seen in the tree and the claims'.
+    letters = {n["side"] for n in nodes if n["side"]}
+    letters |= {c.split()[1] for claims in parts.values() for c in claims}
+    if len(letters) != 2:
+        letters |= {"?"}  # one side seen and nothing proved: nothing to merge
+    a, b = sorted(letters)[:2]
+    other_of = {a: b, b: a}
+    all_claims = [f"claim {seat} {kind}" for kind in ("wins", "cannot-win") for seat in (a, b)]
     # Which claims hold at each node, leaves first.
     holds = {}
 
@@ -185,9 +191,9 @@ def merge(args):
         for child in node["children"]:
             settle(child)
         holds[index] = set()
-        for claim in CLAIMS:
+        for claim in all_claims:
             got = [claim in holds[c] for c in node["children"]]
-            if any(got) if node["side"] == favoured(claim) else all(got):
+            if any(got) if node["side"] == favoured(claim, other_of) else all(got):
                 holds[index].add(claim)
 
     settle(0)
@@ -195,7 +201,7 @@ def merge(args):
     if open_tasks:
         print(f"merge: {len(open_tasks)} tasks settled nothing: {' '.join(map(str, open_tasks))}")
     root_side = nodes[0]["side"]
-    other = "b" if root_side == "w" else "w"
+    other = other_of.get(root_side, "?")
     proved = holds[0]
     if f"claim {root_side} wins" in proved:
         value, proved = "win", {f"claim {root_side} wins"}
@@ -209,12 +215,12 @@ def merge(args):
         )
     out_path = os.path.join(args.dir, "proof.cert")
     if proved:
-        claims = [c for c in CLAIMS if c in proved]
-        write_merged(out_path, header, root_moves, nodes, holds, parts, claims)
+        claims = [c for c in all_claims if c in proved]
+        write_merged(out_path, header, root_moves, nodes, holds, parts, claims, other_of)
     print(f"Value: {value}")
 
 
-def write_merged(path, header, root_moves, nodes, holds, parts, claims):
+def write_merged(path, header, root_moves, nodes, holds, parts, claims, other_of):
     out = [
         "menagerie-certificate 1",
         f"game {header['game']}",
@@ -257,7 +263,7 @@ def write_merged(path, header, root_moves, nodes, holds, parts, claims):
                 for move, child in zip(node["moves"], node["children"])
                 if claim in holds[child]
             ]
-            if node["side"] == favoured(claim):
+            if node["side"] == favoured(claim, other_of):
                 chosen = chosen[:1]
                 kind = "one"
             else:
