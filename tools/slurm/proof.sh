@@ -33,6 +33,7 @@
 set -euo pipefail
 here="$(cd "$(dirname "$0")" && pwd)"
 usage() { echo "proof.sh: $1 (see the top of $0)" >&2; exit 2; }
+source "$here/sbatch-options.sh"
 
 dir="" position="" game="awithlaknannai-mosona" depth=1 nodes=1000000 memory="" tables=""
 engine="$here/../../target/release/menagerie" wait=0 sbatch_extra=()
@@ -46,16 +47,8 @@ while [ $# -gt 0 ]; do
         --memory) memory="$2"; shift 2 ;;
         --tables) tables="$2"; shift 2 ;;
         --engine) engine="$2"; shift 2 ;;
-        --mem) sbatch_extra+=(--mem="$2"); shift 2 ;;
-        --time-limit)
-            [[ "$2" =~ ^[0-9]+$ ]] || usage "--time-limit needs seconds"
-            sbatch_extra+=(--time="$(( ($2 + 59) / 60 ))"); shift 2 ;;
-        --account) sbatch_extra+=(--account="$2"); shift 2 ;;
-        --partition) sbatch_extra+=(--partition="$2"); shift 2 ;;
-        --qos) sbatch_extra+=(--qos="$2"); shift 2 ;;
-        --sbatch) sbatch_extra+=("$2"); shift 2 ;;
         --wait) wait=1; shift ;;
-        *) usage "unknown option $1" ;;
+        *) sbatch_option "$1" "${2-}" || usage "unknown option $1"; shift 2 ;;
     esac
 done
 [ -n "$dir" ] || usage "--dir is needed"

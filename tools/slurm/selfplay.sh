@@ -25,6 +25,7 @@
 set -euo pipefail
 here="$(cd "$(dirname "$0")" && pwd)"
 usage() { echo "selfplay.sh: $1 (see the top of $0)" >&2; exit 2; }
+source "$here/sbatch-options.sh"
 
 dir="" shards="" engine="$here/../../target/release/menagerie" wait=0 sbatch_extra=()
 while [ $# -gt 0 ]; do
@@ -32,17 +33,9 @@ while [ $# -gt 0 ]; do
         --dir) dir="$2"; shift 2 ;;
         --shards) shards="$2"; shift 2 ;;
         --engine) engine="$2"; shift 2 ;;
-        --mem) sbatch_extra+=(--mem="$2"); shift 2 ;;
-        --time-limit)
-            [[ "$2" =~ ^[0-9]+$ ]] || usage "--time-limit needs seconds"
-            sbatch_extra+=(--time="$(( ($2 + 59) / 60 ))"); shift 2 ;;
-        --account) sbatch_extra+=(--account="$2"); shift 2 ;;
-        --partition) sbatch_extra+=(--partition="$2"); shift 2 ;;
-        --qos) sbatch_extra+=(--qos="$2"); shift 2 ;;
-        --sbatch) sbatch_extra+=("$2"); shift 2 ;;
         --wait) wait=1; shift ;;
         --) shift; break ;;
-        *) usage "unknown option $1" ;;
+        *) sbatch_option "$1" "${2-}" || usage "unknown option $1"; shift 2 ;;
     esac
 done
 [ -n "$dir" ] || usage "--dir is needed"

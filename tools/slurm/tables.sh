@@ -29,9 +29,10 @@
 set -euo pipefail
 here="$(cd "$(dirname "$0")" && pwd)"
 usage() { echo "tables.sh: $1 (see the top of $0)" >&2; exit 2; }
+source "$here/sbatch-options.sh"
 
 dir="" men="" game="awithlaknannai-mosona" engine="$here/../../target/release/menagerie"
-cpus=2 verify=1 wait=0 sbatch_extra=() time_limit=""
+cpus=2 verify=1 wait=0 sbatch_extra=()
 while [ $# -gt 0 ]; do
     case "$1" in
         --dir) dir="$2"; shift 2 ;;
@@ -39,16 +40,10 @@ while [ $# -gt 0 ]; do
         --game) game="$2"; shift 2 ;;
         --engine) engine="$2"; shift 2 ;;
         --cpus) cpus="$2"; shift 2 ;;
-        --mem) sbatch_extra+=(--mem="$2"); shift 2 ;;
-        --time-limit) time_limit="$2"; shift 2 ;;
-        --account) sbatch_extra+=(--account="$2"); shift 2 ;;
-        --partition) sbatch_extra+=(--partition="$2"); shift 2 ;;
-        --qos) sbatch_extra+=(--qos="$2"); shift 2 ;;
-        --sbatch) sbatch_extra+=("$2"); shift 2 ;;
         --no-verify) verify=0; shift ;;
         --wait) wait=1; shift ;;
         --) shift; break ;;
-        *) usage "unknown option $1" ;;
+        *) sbatch_option "$1" "${2-}" || usage "unknown option $1"; shift 2 ;;
     esac
 done
 rules=("$@")
@@ -56,10 +51,6 @@ rules=("$@")
 [[ "$men" =~ ^[0-9]+$ ]] && [ "$men" -ge 2 ] || usage "--men needs a whole number of 2 or more"
 [[ "$cpus" =~ ^[0-9]+$ ]] && [ "$cpus" -ge 1 ] || usage "--cpus needs a whole number"
 [ -x "$engine" ] || usage "no engine at $engine (cargo build --release first)"
-if [ -n "$time_limit" ]; then
-    [[ "$time_limit" =~ ^[0-9]+$ ]] || usage "--time-limit needs seconds"
-    sbatch_extra+=(--time="$(( (time_limit + 59) / 60 ))")
-fi
 mkdir -p "$dir/slurm"
 dir="$(cd "$dir" && pwd)"
 engine="$(cd "$(dirname "$engine")" && pwd)/$(basename "$engine")"
