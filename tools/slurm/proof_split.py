@@ -50,7 +50,7 @@ def ask(engine, lines):
 
 def plan(args):
     nodes = [{"line": [], "side": None, "moves": None, "task": None}]
-    frontier = [0]
+    frontier, tasks = [0], 0
     for depth in range(args.depth + 1):
         lines = [f"newgame {args.game}"]
         for index in frontier:
@@ -69,7 +69,8 @@ def plan(args):
         for index in frontier:
             node = nodes[index]
             if depth == args.depth or not node["moves"]:
-                node["task"] = sum(1 for n in nodes if n["task"] is not None) + 1
+                tasks += 1
+                node["task"] = tasks
                 node["children"] = []
                 continue
             node["children"] = []
@@ -81,7 +82,6 @@ def plan(args):
     os.makedirs(args.dir, exist_ok=True)
     with open(os.path.join(args.dir, "plan.json"), "w") as f:
         json.dump({"game": args.game, "position": args.position, "nodes": nodes}, f)
-    tasks = sum(1 for n in nodes if n["task"] is not None)
     print(tasks)
 
 
