@@ -6,17 +6,25 @@ use std::path::{Path, PathBuf};
 
 use crate::common::{engine, temp_path};
 
+/// Runs the repository's Python `script` with `args`: whether it
+/// succeeded, and what it printed (standard output, then errors).
+fn python(script: &str, args: &[&std::ffi::OsStr]) -> (bool, String) {
+    let output = std::process::Command::new("python3")
+        .arg(Path::new(env!("CARGO_MANIFEST_DIR")).join(script))
+        .args(args)
+        .output()
+        .expect("python3 runs");
+    let said = String::from_utf8_lossy(&output.stdout).into_owned()
+        + &String::from_utf8_lossy(&output.stderr);
+    (output.status.success(), said)
+}
+
 /// The checker's verdict and what it printed.
 fn check(certificate: &Path) -> (bool, String) {
-    let checker =
-        Path::new(env!("CARGO_MANIFEST_DIR")).join("tools/reference/awithlaknannai_certificate.py");
-    let output = std::process::Command::new("python3")
-        .arg(checker)
-        .arg(certificate)
-        .output()
-        .expect("python3 runs the checker");
-    let said = String::from_utf8_lossy(&output.stdout).into_owned();
-    (output.status.success(), said)
+    python(
+        "tools/reference/awithlaknannai_certificate.py",
+        &[certificate.as_os_str()],
+    )
 }
 
 /// 3-men tables in a folder of this test's own (`name`): tests run at
@@ -112,6 +120,14 @@ fn a_proved_win_through_table_leaves_is_certified_and_checked() {
     refused_for(&other_seat, "several moves given where one is chosen");
     let cut = damaged(&path, "cut.cert", |t| t.replace("\nend\n", "\n"));
     refused_for(&cut, "cut short");
+    // Files that are not certificates at all: refused, never a crash.
+    let no_ruleset = damaged(&path, "no-ruleset.cert", |t| {
+        t.replace("\nruleset board=lined leap=bent ending=draw\n", "\n")
+    });
+    refused_for(&no_ruleset, "the header has no 'ruleset' line");
+    let garbled = damaged(&path, "garbled.cert", |t| t.replacen("\n0 ", "\nzero ", 1));
+    refused_for(&garbled, "malformed");
+    refused_for(&temp_path("certificate", "absent.cert"), "cannot read");
 }
 
 #[test]
@@ -189,15 +205,8 @@ fn a_proof_resumed_from_its_checkpoint_under_a_memory_bound_is_certified_and_che
 
 /// Runs tools/slurm/proof_split.py with `args`; its status and output.
 fn split(args: &[&str]) -> (bool, String) {
-    let tool = Path::new(env!("CARGO_MANIFEST_DIR")).join("tools/slurm/proof_split.py");
-    let output = std::process::Command::new("python3")
-        .arg(tool)
-        .args(args)
-        .output()
-        .expect("python3 runs the split tool");
-    let said = String::from_utf8_lossy(&output.stdout).into_owned()
-        + &String::from_utf8_lossy(&output.stderr);
-    (output.status.success(), said)
+    let args: Vec<&std::ffi::OsStr> = args.iter().map(std::ffi::OsStr::new).collect();
+    python("tools/slurm/proof_split.py", &args)
 }
 
 #[test]

@@ -236,7 +236,11 @@ def read(path):
         raise Refused("the file does not end with 'end': cut short")
     header = {}
     for words in lines[1:5]:
-        header[words[0]] = words[1:]
+        if words:
+            header[words[0]] = words[1:]
+    for key in ("game", "ruleset", "start", "moves"):
+        if key not in header:
+            raise Refused(f"the header has no '{key}' line")
     if header.get("game") != ["awithlaknannai-mosona"]:
         raise Refused(f"game {' '.join(header.get('game', []))}: this checker knows Awithlaknannai Mosona only")
     claims, current = [], None
@@ -274,12 +278,18 @@ def root_state(rules, header):
 def main():
     args = sys.argv[1:]
     tables = None
-    if "--tables" in args:
+    if "--tables" in args and args.index("--tables") + 1 < len(args):
         at = args.index("--tables")
         tables = args[at + 1]
         del args[at : at + 2]
+    if len(args) != 1:
+        print("usage: awithlaknannai_certificate.py CERTIFICATE [--tables DIR]", file=sys.stderr)
+        sys.exit(2)
     try:
-        header, claims = read(args[0])
+        try:
+            header, claims = read(args[0])
+        except OSError as e:
+            raise Refused(f"cannot read {args[0]}: {e.strerror}")
         rules = Rules(header["ruleset"], tables)
         root = root_state(rules, header)
         for claim, nodes in claims:
@@ -290,6 +300,11 @@ def main():
             print(f"claim {claim[0].lower()} {claim[1]}: holds ({counts['positions']} positions, {counts['leaves']} leaves{probed})")
     except Refused as why:
         print(f"certificate refused: {why}")
+        sys.exit(1)
+    except (ValueError, IndexError, KeyError) as e:
+        # A line that is not a record of the format (a word missing, a
+        # node id that is no number, a header line left out).
+        print(f"certificate refused: malformed: {type(e).__name__}: {e}")
         sys.exit(1)
 
 
