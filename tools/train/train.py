@@ -2,7 +2,7 @@
 """Trains a menagerie network from `dataset` files and writes its file.
 
     python3 tools/train/train.py DATA [DATA ...] --out NET.nnue [--seed S]
-        [--hidden H] [--epochs E] [--batch B] [--lr LR] [--lambda L]
+        [--hidden H] [--epochs E] [--batch B] [--lr LR] [--lambda L] [--td T]
 
 DATA are files of the engine's `dataset` command (docs/network.md), all
 of one game and input set. Beside NET.nnue it writes NET.losses.csv (the
@@ -15,7 +15,12 @@ The network: the inputs that are on sum their columns of the first layer
 value. One head: the side to move's expected score (sigmoid), fitted to
 a blend of the game's result and the search's score; one head per seat:
 each seat's chance to win (softmax over the seats in play), fitted to
-the results and (the side to move's head) to the search's score. Validation games are those whose index ends in 0, so no
+the results and (the side to move's head) to the search's score. With
+--td T the results' side of the target is, from the second epoch on, the
+TD(T) return (Sutton's lambda-return) of the network's own predictions
+along each decided game: a result that dice decided is shared with the
+positions before it through what the network expected at each step, not
+repeated whole at each of them. Validation games are those whose index ends in 0, so no
 game is on both sides; the epoch with the least validation loss is the
 one written. The same data, seed and options give the same
 file.
@@ -79,6 +84,52 @@ def targets(records, heads, blend, scale):
     return share / share.sum(1, keepdims=True)
 
 
+def next_in_game(records):
+    """Each record's successor in its game (the next ply), or -1 at a
+    game's last position."""
+    nxt = np.arange(1, len(records) + 1)
+    same = np.zeros(len(records), bool)
+    same[:-1] = (records["game"][1:] == records["game"][:-1]) & (
+        records["ply"][1:] == records["ply"][:-1] + 1
+    )
+    return np.where(same, nxt, -1)
+
+
+def td_targets(records, heads, results_target, predicted, td, nxt):
+    """The TD(td) returns of every record: at a game's last position its
+    result, before it td times the next position's return plus (1 - td)
+    times the network's prediction there, both turned to this position's
+    heads. Heads follow the side to move, so the turn is read from the
+    results: the winner's head here and there (one head: whether the
+    mover's result changed). Games without a winner keep their results."""
+    res = records["results"]
+    if heads == 1:
+        decided = res[:, 0] != 1
+        pivot = (res[:, 0] == 2).astype(np.int64)
+    else:
+        decided = (res[:, :heads] == 2).any(1)
+        pivot = np.argmax(res[:, :heads] == 2, axis=1)
+    # Steps to the game's last position (records are in ply order, and a
+    # game is decided at every position or none).
+    ends = np.flatnonzero(nxt < 0)
+    dist = ends[np.searchsorted(ends, np.arange(len(records)))] - np.arange(len(records))
+    dist = np.where(decided, dist, 0)
+    out = results_target.copy()
+    rows_all = np.arange(heads)
+    for d in range(1, int(dist.max(initial=0)) + 1):
+        idx = np.flatnonzero(dist == d)
+        j = nxt[idx]
+        step = td * out[j] + (1.0 - td) * predicted[j]
+        if heads == 1:
+            flip = pivot[idx] != pivot[j]
+            out[idx, 0] = np.where(flip, 1.0 - step[:, 0], step[:, 0])
+        else:
+            shift = (pivot[j] - pivot[idx]) % heads
+            cols = (rows_all[None, :] + shift[:, None]) % heads
+            out[idx] = np.take_along_axis(step, cols, axis=1)
+    return out
+
+
 def score_chance(records, scale):
     """The mover's expected score by the search's score, and where there
     is one (not at a roll, not a forced result)."""
@@ -117,6 +168,7 @@ def main():
     parser.add_argument("--lr", type=float, default=2e-3)
     parser.add_argument("--lambda", dest="blend", type=float, default=0.7)
     parser.add_argument("--decay", type=float, default=0.0, help="L2 weight decay of the weights")
+    parser.add_argument("--td", type=float, default=0.0, help="TD(td) returns as the results' target from epoch 2 (0: the results)")
     parser.add_argument("--check", type=int, default=64)
     args = parser.parse_args()
 
@@ -206,6 +258,22 @@ def main():
         return new_p, {"t": t, "m": new_m, "v": new_v}, loss
 
     eval_loss = jax.jit(data_loss)
+    forward_jit = jax.jit(forward)
+
+    def predict(p, x, mask):
+        """The network's chances on every position (one head: the
+        mover's expected score), as the targets hold them."""
+        out = []
+        for at in range(0, len(x), 65536):
+            z = np.asarray(forward_jit(p, x[at : at + 65536]), dtype=np.float64)
+            if heads == 1:
+                out.append(1.0 / (1.0 + np.exp(-z)))
+            else:
+                m = mask[at : at + 65536]
+                z = np.where(m, z, -np.inf)
+                z = np.exp(z - z.max(1, keepdims=True))
+                out.append(z / z.sum(1, keepdims=True))
+        return np.concatenate(out).astype(np.float32)
     zeros = jax.tree_util.tree_map(jnp.zeros_like, params)
     opt = {"t": 0, "m": zeros, "v": zeros}
 
@@ -221,7 +289,11 @@ def main():
     history = []
     best = None
     batches = max(1, len(train_x) // args.batch)
+    train_results_y = train_y
+    train_next = next_in_game(train)
     for epoch in range(1, args.epochs + 1):
+        if args.td > 0 and epoch > 1:
+            train_y = td_targets(train, heads, train_results_y, predict(params, train_x, train_m), args.td, train_next)
         order = rng.permutation(len(train_x))
         run = 0.0
         for b in range(batches):
@@ -243,7 +315,9 @@ def main():
     note = (
         f"tools/train/train.py {' '.join(Path(d).name for d in args.data)} --seed {args.seed} "
         f"--hidden {hidden} --epochs {args.epochs} --batch {args.batch} --lr {args.lr} "
-        f"--lambda {args.blend} --decay {args.decay}; epoch {best_epoch} kept"
+        f"--lambda {args.blend} --decay {args.decay}"
+        + (f" --td {args.td}" if args.td > 0 else "")
+        + f"; epoch {best_epoch} kept"
     )
     p = {k: np.asarray(v, dtype=np.float64) for k, v in params.items()}
     write_network(out, fields, count, hidden, heads, scale, note, p)
