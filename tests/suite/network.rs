@@ -147,6 +147,13 @@ fn awithlaknannai_inputs_are_the_same_for_a_position_and_its_half_turned_mirror(
     let late = Awithlaknannai::from_notation(&rules, "BBBBBBBB/BBBB1WWWW/WWWWWWWW w 60").unwrap();
     let early = Awithlaknannai::start(&rules);
     assert_eq!(inputs_of(&late).len(), inputs_of(&early).len() + 1);
+    // Each man the other side could leap over now is an input of its
+    // own, beside the men and each side's safe steps: here each side's one
+    // man can take the other's; below, no man can be taken.
+    let count = |text: &str| inputs_of(&Awithlaknannai::from_notation(&rules, text).unwrap()).len();
+    assert_eq!(count("8/3BW4/8 w 0"), 2 + 2 + 2, "two men, both exposed, two step counts");
+    assert_eq!(count("8/3BW4/8 b 0"), 2 + 2 + 2);
+    assert_eq!(count("8/2B1W1W2/8 w 0"), 3 + 2, "three men, none exposed");
 }
 
 #[test]
@@ -508,6 +515,29 @@ fn the_pipeline_runs_from_selfplay_to_a_network_the_engine_plays_with_and_matche
         std::fs::read(&again).unwrap(),
         std::fs::read(&net_path).unwrap()
     );
+
+    // TD returns as targets: the trainer's own checks of them, then a
+    // network trained with them, which names them in its note.
+    let trainer_dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("tools/train");
+    let checks = Command::new(python())
+        .arg(trainer_dir.join("test_train.py"))
+        .output()
+        .expect("python runs");
+    assert!(
+        checks.status.success(),
+        "{}",
+        String::from_utf8_lossy(&checks.stderr)
+    );
+    let td_path = temp_path("network", "td.nnue");
+    let status = Command::new(python())
+        .arg(trainer_dir.join("train.py"))
+        .args([data.as_os_str(), "--out".as_ref(), td_path.as_os_str()])
+        .args(["--epochs", "2", "--hidden", "16", "--td", "0.7"])
+        .status()
+        .expect("python runs");
+    assert!(status.success());
+    let td_net = Network::load(&td_path).expect("a TD-trained network loads");
+    assert!(td_net.note.contains("--td 0.7"), "{}", td_net.note);
 
     // The engine's integer network against the trainer's floats on the
     // positions the trainer wrote down.
