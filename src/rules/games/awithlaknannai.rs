@@ -27,6 +27,11 @@ pub const WHITE: Seat = 0;
 pub const BLACK: Seat = 1;
 
 const POINTS: usize = 25;
+/// The learned evaluation's inputs (`men-2`): men by owner and point,
+/// the clock, exposed men by owner and point, each side's safe steps.
+const AW_EXPOSED_INPUTS: usize = 2 * POINTS + 1;
+const AW_MOBILITY_INPUTS: usize = AW_EXPOSED_INPUTS + 2 * POINTS;
+const AW_MOBILITY_BUCKETS: usize = 16;
 const ALL: u32 = (1 << POINTS) - 1;
 /// The most leaps a chain can have: one per enemy piece.
 const MAX_LEAPS: usize = 12;
@@ -838,10 +843,14 @@ impl Game for Awithlaknannai {
     /// Each man by owner (mover or other) and point, the board turned
     /// half round when Black moves, so that the mover always starts from
     /// the bottom row (the board and the start are symmetric under that
-    /// turn); and one input for the no-progress clock past half its limit.
+    /// turn); one input for the no-progress clock past half its limit;
+    /// then what the hand-written evaluation weighs, which men alone show
+    /// a small network only through many examples: each man the other
+    /// side could leap over now, by owner and point, and each side's safe
+    /// steps in buckets of two.
     const INPUT_SET: Option<InputSet> = Some(InputSet {
-        name: "awithlaknannai-mosona/men-1",
-        inputs: 2 * POINTS + 1,
+        name: "awithlaknannai-mosona/men-2",
+        inputs: AW_MOBILITY_INPUTS + 2 * AW_MOBILITY_BUCKETS,
         heads: 1,
         covers: &[],
     });
@@ -849,11 +858,16 @@ impl Game for Awithlaknannai {
     fn inputs(&self, out: &mut Inputs) {
         out.clear();
         let turned = self.side == BLACK;
+        let place = |p: u8| if turned { half_turn(p) } else { p as usize };
         for (own, seat) in [self.side, 1 - self.side].into_iter().enumerate() {
             for p in bits(self.pieces[seat as usize]) {
-                let point = if turned { half_turn(p) } else { p as usize };
-                out.push(own * POINTS + point);
+                out.push(own * POINTS + place(p));
             }
+            for p in bits(self.exposed(seat)) {
+                out.push(AW_EXPOSED_INPUTS + own * POINTS + place(p));
+            }
+            let steps = self.mobility(seat) as usize / 2;
+            out.push(AW_MOBILITY_INPUTS + own * AW_MOBILITY_BUCKETS + steps.min(AW_MOBILITY_BUCKETS - 1));
         }
         if self.clock >= Self::NO_PROGRESS_LIMIT / 2 {
             out.push(2 * POINTS);
