@@ -10,10 +10,13 @@ use crate::file::Network;
 /// The game ids with a default network and the file's bytes. A game
 /// gets one when its network beats the hand-written evaluation through
 /// the referee (README, "Strength of the learned evaluation"): so far
-/// Safari-Dual; the networks trained for Awithlaknannai Mosona and
-/// Kilkenny Cats did not, and those games keep their hand-written ones
-/// unless `EvalFile` gives a network.
-const FILES: &[(&str, &[u8])] = &[("safari-dual", include_bytes!("nets/safari-dual.nnue"))];
+/// Safari-Dual and Kilkenny Cats; the networks trained for Awithlaknannai
+/// Mosona did not, and it keeps its hand-written evaluation unless
+/// `EvalFile` gives a network.
+const FILES: &[(&str, &[u8])] = &[
+    ("safari-dual", include_bytes!("nets/safari-dual.nnue")),
+    ("kilkenny-cats", include_bytes!("nets/kilkenny-cats.nnue")),
+];
 
 /// The default network of game `game`, if it has one.
 ///

@@ -3,7 +3,7 @@
 
 use assert_cmd::Command;
 
-const SIGNATURE: u64 = 1_055_175;
+const SIGNATURE: u64 = 1_027_302;
 
 #[test]
 fn bench_signature_is_unchanged() {
