@@ -151,7 +151,11 @@ fn awithlaknannai_inputs_are_the_same_for_a_position_and_its_half_turned_mirror(
     // own, beside the men and each side's safe steps: here each side's one
     // man can take the other's; below, no man can be taken.
     let count = |text: &str| inputs_of(&Awithlaknannai::from_notation(&rules, text).unwrap()).len();
-    assert_eq!(count("8/3BW4/8 w 0"), 2 + 2 + 2, "two men, both exposed, two step counts");
+    assert_eq!(
+        count("8/3BW4/8 w 0"),
+        2 + 2 + 2,
+        "two men, both exposed, two step counts"
+    );
     assert_eq!(count("8/3BW4/8 b 0"), 2 + 2 + 2);
     assert_eq!(count("8/2B1W1W2/8 w 0"), 3 + 2, "three men, none exposed");
 }

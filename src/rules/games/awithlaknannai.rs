@@ -867,7 +867,9 @@ impl Game for Awithlaknannai {
                 out.push(AW_EXPOSED_INPUTS + own * POINTS + place(p));
             }
             let steps = self.mobility(seat) as usize / 2;
-            out.push(AW_MOBILITY_INPUTS + own * AW_MOBILITY_BUCKETS + steps.min(AW_MOBILITY_BUCKETS - 1));
+            out.push(
+                AW_MOBILITY_INPUTS + own * AW_MOBILITY_BUCKETS + steps.min(AW_MOBILITY_BUCKETS - 1),
+            );
         }
         if self.clock >= Self::NO_PROGRESS_LIMIT / 2 {
             out.push(2 * POINTS);
