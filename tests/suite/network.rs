@@ -493,17 +493,20 @@ fn python() -> String {
 fn the_pipeline_runs_from_selfplay_to_a_network_the_engine_plays_with_and_matches_the_trainer() {
     let (_, data) = selfplay_and_dataset("safari-dual", 30, "pipeline");
     let net_path = temp_path("network", "pipeline.nnue");
-    let train = |out: &Path| {
+    let trainer_dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("tools/train");
+    let train_with = |out: &Path, extra: &[&str]| {
         let status = Command::new(python())
-            .arg(Path::new(env!("CARGO_MANIFEST_DIR")).join("tools/train/train.py"))
+            .arg(trainer_dir.join("train.py"))
             .args([data.as_os_str(), "--out".as_ref(), out.as_os_str()])
             .args([
                 "--epochs", "3", "--hidden", "16", "--batch", "256", "--seed", "4",
             ])
+            .args(extra)
             .status()
             .expect("python runs (JAX installed: .ci/run)");
         assert!(status.success());
     };
+    let train = |out: &Path| train_with(out, &[]);
     train(&net_path);
     let net = Network::load(&net_path).expect("the trainer writes a network the engine reads");
     assert_eq!((net.game.as_str(), net.hidden), ("safari-dual", 16));
@@ -522,7 +525,6 @@ fn the_pipeline_runs_from_selfplay_to_a_network_the_engine_plays_with_and_matche
 
     // TD returns as targets: the trainer's own checks of them, then a
     // network trained with them, which names them in its note.
-    let trainer_dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("tools/train");
     let checks = Command::new(python())
         .arg(trainer_dir.join("test_train.py"))
         .output()
@@ -533,13 +535,7 @@ fn the_pipeline_runs_from_selfplay_to_a_network_the_engine_plays_with_and_matche
         String::from_utf8_lossy(&checks.stderr)
     );
     let td_path = temp_path("network", "td.nnue");
-    let status = Command::new(python())
-        .arg(trainer_dir.join("train.py"))
-        .args([data.as_os_str(), "--out".as_ref(), td_path.as_os_str()])
-        .args(["--epochs", "2", "--hidden", "16", "--td", "0.7"])
-        .status()
-        .expect("python runs");
-    assert!(status.success());
+    train_with(&td_path, &["--td", "0.7"]);
     let td_net = Network::load(&td_path).expect("a TD-trained network loads");
     assert!(td_net.note.contains("--td 0.7"), "{}", td_net.note);
 
