@@ -532,7 +532,10 @@ impl State {
             exact,
             multi_seat,
             network: network
-                .then(|| menagerie_nnue::builtin::network(self.session.game_id()))
+                .then(|| {
+                    let seats = self.session.seats_in_play().len();
+                    menagerie_nnue::builtin::network(self.session.game_id(), seats)
+                })
                 .flatten()
                 .filter(|net| self.session.network_fits(net).is_ok()),
         };

@@ -126,7 +126,7 @@ fn measured(kind: MeasureKind, subject: Vec<String>, values: &[(&str, String)]) 
 /// The network a new engine uses for this game and ruleset: the built-in
 /// one where it fits.
 pub fn default_network(session: &dyn EngineSession) -> Option<Arc<Network>> {
-    menagerie_nnue::builtin::network(session.game_id())
+    menagerie_nnue::builtin::network(session.game_id(), session.seats_in_play().len())
         .filter(|net| session.network_fits(net).is_ok())
 }
 
@@ -324,10 +324,7 @@ fn eval_bench(stop: &Arc<AtomicBool>, out: Sink) {
             &speeds(sums, &network),
         ));
     }
-    if let Some(network) = menagerie_nnue::builtin::games()
-        .next()
-        .and_then(menagerie_nnue::builtin::network)
-    {
+    if let Some((_, _, network)) = menagerie_nnue::builtin::all().next() {
         let mut values = speeds(totals, &network);
         values.pop();
         out(measured(

@@ -845,7 +845,7 @@ impl Engine {
         let game = self.session.game_id();
         let net = match self.networks.get(game) {
             Some(net) => net.clone(),
-            None => menagerie_nnue::builtin::network(game)?,
+            None => menagerie_nnue::builtin::network(game, self.session.seats_in_play().len())?,
         };
         self.session.network_fits(&net).is_ok().then_some(net)
     }

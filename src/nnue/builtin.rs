@@ -1,47 +1,92 @@
-//! The default network of each game, built into the binary. Each file
+//! The default networks of each game, built into the binary. Each file
 //! under `nets/` was made by the command in its note (`d` and `bench`
 //! print it; tools/train/README.md lists them) and is checked at start
 //! like any other file.
+//!
+//! A game may have one network per range of seat counts: a network
+//! fitted to the games of one seat count can beat one fitted to all
+//! (Kilkenny Cats: README, "Strength of the learned evaluation"). The
+//! network's inputs cover every seat count either way; the choice is made
+//! by the number of seats the game is played with.
 
+use std::ops::RangeInclusive;
 use std::sync::{Arc, OnceLock};
 
 use crate::file::Network;
 
-/// The game ids with a default network and the file's bytes. A game
-/// gets one when its network beats the hand-written evaluation through
-/// the referee (README, "Strength of the learned evaluation"): so far
-/// Safari-Dual and Kilkenny Cats; the networks trained for Awithlaknannai
-/// Mosona did not, and it keeps its hand-written evaluation unless
-/// `EvalFile` gives a network.
-const FILES: &[(&str, &[u8])] = &[
-    ("safari-dual", include_bytes!("nets/safari-dual.nnue")),
-    ("kilkenny-cats", include_bytes!("nets/kilkenny-cats.nnue")),
+/// One built-in network: its game, the seat counts it serves, its bytes.
+struct Builtin {
+    game: &'static str,
+    seats: RangeInclusive<usize>,
+    bytes: &'static [u8],
+}
+
+/// The built-in networks. A game gets one when it beats the hand-written
+/// evaluation through the referee (README, "Strength of the learned
+/// evaluation"): so far Safari-Dual and Kilkenny Cats (one network for
+/// two players, one for three and four); the networks trained for
+/// Awithlaknannai Mosona did not, and it keeps its hand-written
+/// evaluation unless `EvalFile` gives a network.
+const FILES: &[Builtin] = &[
+    Builtin {
+        game: "safari-dual",
+        seats: 2..=2,
+        bytes: include_bytes!("nets/safari-dual.nnue"),
+    },
+    Builtin {
+        game: "kilkenny-cats",
+        seats: 2..=2,
+        bytes: include_bytes!("nets/kilkenny-cats.nnue"),
+    },
+    Builtin {
+        game: "kilkenny-cats",
+        seats: 3..=4,
+        bytes: include_bytes!("nets/kilkenny-cats-3-4.nnue"),
+    },
 ];
 
-/// The default network of game `game`, if it has one.
+/// Every built-in network, loaded once, in the order of [`FILES`].
+fn loaded() -> &'static [Arc<Network>] {
+    static LOADED: OnceLock<Vec<Arc<Network>>> = OnceLock::new();
+    LOADED.get_or_init(|| {
+        FILES
+            .iter()
+            .map(|file| {
+                let net = Network::from_bytes(file.bytes)
+                    .unwrap_or_else(|e| panic!("built-in network of {}: {e}", file.game));
+                Arc::new(net)
+            })
+            .collect()
+    })
+}
+
+/// The default network of game `game` played with `seats` seats, if it
+/// has one.
 ///
 /// # Panics
 /// When a built-in file does not load: a broken build, caught by the
 /// test that loads them all.
-pub fn network(game: &str) -> Option<Arc<Network>> {
-    static LOADED: OnceLock<Vec<(&'static str, Arc<Network>)>> = OnceLock::new();
-    let loaded = LOADED.get_or_init(|| {
-        FILES
-            .iter()
-            .map(|&(id, bytes)| {
-                let net = Network::from_bytes(bytes)
-                    .unwrap_or_else(|e| panic!("built-in network of {id}: {e}"));
-                (id, Arc::new(net))
-            })
-            .collect()
-    });
-    loaded
+pub fn network(game: &str, seats: usize) -> Option<Arc<Network>> {
+    FILES
         .iter()
-        .find(|(id, _)| *id == game)
+        .zip(loaded())
+        .find(|(file, _)| file.game == game && file.seats.contains(&seats))
         .map(|(_, net)| net.clone())
 }
 
-/// The games that have a default network.
+/// Every built-in network with its game and the seat counts it serves.
+pub fn all() -> impl Iterator<Item = (&'static str, RangeInclusive<usize>, Arc<Network>)> {
+    FILES
+        .iter()
+        .zip(loaded())
+        .map(|(file, net)| (file.game, file.seats.clone(), net.clone()))
+}
+
+/// The games that have a default network (each once).
 pub fn games() -> impl Iterator<Item = &'static str> {
-    FILES.iter().map(|(id, _)| *id)
+    FILES
+        .iter()
+        .enumerate()
+        .filter(|&(i, file)| FILES[..i].iter().all(|f| f.game != file.game))
+        .map(|(_, file)| file.game)
 }

@@ -444,8 +444,7 @@ fn dataset_writes_every_position_of_the_selfplay_games_with_its_inputs_and_resul
 #[test]
 fn every_builtin_network_loads_fits_its_game_and_bench_names_it() {
     let mut named = 0;
-    for game in builtin::games() {
-        let net = builtin::network(game).expect("it loads");
+    for (game, _, net) in builtin::all() {
         let entry =
             menagerie_rules::catalogue::find(&menagerie_rules::catalogue::GAMES, game).unwrap();
         assert_eq!(net.game, entry.id);
@@ -457,21 +456,71 @@ fn every_builtin_network_loads_fits_its_game_and_bench_names_it() {
         named += 1;
     }
     let out = engine(&["bench"]);
-    for game in builtin::games() {
-        let net = builtin::network(game).unwrap();
+    for (game, _, net) in builtin::all() {
         let name = format!("eval {}:{:08x}", net.input_set, net.checksum());
         assert!(
             out.lines().any(|l| l.contains(game) && l.ends_with(&name)),
-            "{game}: {out}"
+            "{game} {name}: {out}"
         );
     }
     assert!(out
         .lines()
         .any(|l| l.contains("hat-diviyan-keliya") && l.ends_with("eval hand")));
-    assert!(named >= 1 && builtin::network("safari-dual").is_some());
+    assert!(named >= 1 && builtin::network("safari-dual", 2).is_some());
     assert!(
-        builtin::network("hat-diviyan-keliya").is_none(),
+        builtin::network("hat-diviyan-keliya", 2).is_none(),
         "solved: no network"
+    );
+}
+
+/// Each seat count of a game is served by at most one built-in network,
+/// and the engine searches with the one of the game's seat count: the
+/// name `eval` gives is that network's, at every seat count of
+/// Kilkenny Cats, and `EvalFile` then serves them all.
+#[test]
+fn the_builtin_network_is_the_one_for_the_game_s_seat_count() {
+    let all: Vec<_> = builtin::all().collect();
+    for (i, (game, seats, _)) in all.iter().enumerate() {
+        for (other, theirs, _) in &all[..i] {
+            assert!(
+                game != other || seats.end() < theirs.start() || theirs.end() < seats.start(),
+                "{game}: two networks for one seat count"
+            );
+        }
+    }
+    let net = made_up::<Kilkenny>(3, "");
+    let path = write(&temp_path("network", "kc-all.nnue"), &net.to_bytes());
+    let mut distinct = Vec::new();
+    for players in 2..=4 {
+        let builtin = builtin::network("kilkenny-cats", players).expect("every seat count");
+        let out = engine(&[
+            &format!("newgame kilkenny-cats players={players}"),
+            "eval",
+            &format!("setoption name EvalFile value {path}"),
+            "eval",
+        ]);
+        let evals: Vec<&str> = out
+            .lines()
+            .filter(|l| l.starts_with("evaluation network"))
+            .collect();
+        assert_eq!(
+            evals.first(),
+            Some(&format!("evaluation network {}", builtin.describe()).as_str()),
+            "{players} players: {out}"
+        );
+        assert_eq!(
+            evals.last(),
+            Some(&format!("evaluation network {}", net.describe()).as_str()),
+            "{players} players: {out}"
+        );
+        if !distinct.contains(&builtin.checksum()) {
+            distinct.push(builtin.checksum());
+        }
+    }
+    assert_eq!(
+        distinct.len(),
+        2,
+        "one network for 2 players, one for 3 and 4"
     );
 }
 
@@ -603,3 +652,4 @@ fn bench_eval_measures_the_network_beside_the_hand_written_evaluation() {
         assert!(ratio > 0.0, "{line}");
     }
 }
+
