@@ -6,6 +6,14 @@
 //!
 //! The game and ruleset come from the self-play file's own settings, so
 //! the line names no game.
+//!
+//! `rescore=tables` replaces the results by the endgame tables' values
+//! where a game reaches them, as Leela Chess Zero's rescorer does with
+//! Syzygy tables: every position is labelled with the exact value of the
+//! first position of its game, at it or after it, that the tables hold
+//! (perfect play from there on); positions after which the game never
+//! meets the tables keep the game's result. The games were played with
+//! the tables off, so their ends are often not what perfect play gives.
 
 use std::io::{self, Write};
 use std::path::{Path, PathBuf};
@@ -14,7 +22,8 @@ use std::sync::atomic::{AtomicBool, Ordering};
 use menagerie_nnue::file::family;
 use menagerie_rules::game::inputs::{Inputs, MAX_ACTIVE};
 use menagerie_rules::game::session::{DynSession, Session};
-use menagerie_rules::game::Game;
+use menagerie_rules::game::{Game, Seat};
+use menagerie_tables::{Exact, Wdl};
 use menagerie_wire::Reply;
 
 use crate::selfplay_file::{self, FileError, SeatResult};
@@ -32,6 +41,9 @@ pub const NO_INPUT: u16 = u16::MAX;
 pub struct DatasetJob {
     pub input: PathBuf,
     pub out: PathBuf,
+    /// `rescore=tables`: results from the endgame tables where the games
+    /// reach them.
+    pub rescore: bool,
 }
 
 /// Why `dataset` could not run or finish.
@@ -45,6 +57,9 @@ pub enum DatasetError {
     Settings(String),
     /// The game has no inputs for a network.
     NoInputs(&'static str),
+    /// `rescore=tables`, and no tables of the game and ruleset in the
+    /// folder: the game and the folder.
+    NoTables(&'static str, PathBuf),
     /// A move index the rules do not have at that ply: game and ply.
     Replay(u32, usize),
     Write(PathBuf, io::Error),
@@ -57,6 +72,11 @@ impl std::fmt::Display for DatasetError {
             DatasetError::SelfPlay(path, e) => write!(f, "{}: {e}", path.display()),
             DatasetError::Settings(s) => write!(f, "self-play settings '{s}' name no known game"),
             DatasetError::NoInputs(game) => write!(f, "{game} has no network inputs"),
+            DatasetError::NoTables(game, dir) => write!(
+                f,
+                "rescore=tables: no endgame tables of {game} and this ruleset in {} (tables build, or TablePath)",
+                dir.display()
+            ),
             DatasetError::Replay(game, ply) => {
                 write!(f, "game {game} does not replay at ply {ply}")
             }
@@ -67,23 +87,33 @@ impl std::fmt::Display for DatasetError {
 
 impl std::error::Error for DatasetError {}
 
-/// Splits the line's words: the self-play file, then `out=PATH`.
+/// Splits the line's words: the self-play file, then `out=PATH` and
+/// optionally `rescore=tables`.
 pub fn parse_words(words: &[String]) -> Result<DatasetJob, DatasetError> {
     let mut input = None;
     let mut out = None;
+    let mut rescore = false;
     for word in words {
         match word.split_once('=') {
             Some(("out", path)) if !path.is_empty() => out = Some(PathBuf::from(path)),
+            Some(("rescore", "tables")) => rescore = true,
+            Some(("rescore", _)) => {
+                return Err(DatasetError::Words("rescore takes one value: tables"))
+            }
             None if input.is_none() => input = Some(PathBuf::from(word)),
             _ => {
                 return Err(DatasetError::Words(
-                    "dataset takes a self-play file and out=PATH",
+                    "dataset takes a self-play file, out=PATH and optionally rescore=tables",
                 ))
             }
         }
     }
     match (input, out) {
-        (Some(input), Some(out)) => Ok(DatasetJob { input, out }),
+        (Some(input), Some(out)) => Ok(DatasetJob {
+            input,
+            out,
+            rescore,
+        }),
         (None, _) => Err(DatasetError::Words("dataset needs a self-play file")),
         (_, None) => Err(DatasetError::Words("dataset needs out=PATH")),
     }
@@ -117,6 +147,15 @@ pub fn run<G: Game>(
     say: &mut dyn FnMut(Reply),
 ) -> Result<(), DatasetError> {
     let set = G::INPUT_SET.ok_or(DatasetError::NoInputs(G::ID))?;
+    let mut exact = None;
+    if job.rescore {
+        let opened = Exact::open(template, || true);
+        if opened.tables().is_none() {
+            let dir = menagerie_tables::probe::directory();
+            return Err(DatasetError::NoTables(G::ID, dir));
+        }
+        exact = Some(opened);
+    }
     let werr = |e| DatasetError::Write(job.out.clone(), e);
     let tmp = temporary(&job.out);
     let mut out = io::BufWriter::new(std::fs::File::create(&tmp).map_err(werr)?);
@@ -133,6 +172,7 @@ pub fn run<G: Game>(
         .map_err(werr)?;
     out.write_all(header.as_bytes()).map_err(werr)?;
     let mut positions = 0u64;
+    let mut rescored = 0u64;
     let mut moves = Vec::new();
     let mut inputs = Inputs::new();
     for game in &data.games {
@@ -146,9 +186,13 @@ pub fn run<G: Game>(
             .set_position(Some(&game.start), &[])
             .map_err(|_| DatasetError::Replay(game.index, 0))?;
         let seats = session.position().seats().to_vec();
-        let result_of = |seat| {
+        let game_result = |seat| {
             let at = seats.iter().position(|&s| s == seat);
             at.map_or(SeatResult::Loss, |i| game.results[i]) as u8
+        };
+        let exact_ahead = match exact.as_mut() {
+            Some(exact) => table_values_ahead(&session, game, exact)?,
+            None => Vec::new(),
         };
         for (ply, &(index, score)) in game.plies.iter().enumerate() {
             let position = session.position();
@@ -162,10 +206,16 @@ pub fn run<G: Game>(
             record[at..at + 2].copy_from_slice(&score.to_le_bytes());
             let mut mask = 0u8;
             let mut results = [0u8; 4];
+            let ahead = exact_ahead.get(ply).copied().flatten();
+            rescored += u64::from(ahead.is_some());
             for (k, result) in results.iter_mut().enumerate().take(set.heads) {
                 if let Some(seat) = position.head_seat(k) {
                     mask |= 1 << k;
-                    *result = result_of(seat);
+                    *result = match ahead {
+                        Some((wdl, mover)) if seat == mover => wdl as u8,
+                        Some((wdl, _)) => wdl.flipped() as u8,
+                        None => game_result(seat),
+                    };
                 }
             }
             record[at + 2] = mask;
@@ -184,12 +234,49 @@ pub fn run<G: Game>(
     out.flush().map_err(werr)?;
     drop(out);
     std::fs::rename(&tmp, &job.out).map_err(werr)?;
+    let rescored = if job.rescore {
+        format!(" ({rescored} results from the tables)")
+    } else {
+        String::new()
+    };
     say(Reply::Remark(format!(
-        "dataset done: {} games, {positions} positions in {}",
+        "dataset done: {} games, {positions} positions in {}{rescored}",
         data.games.len(),
         job.out.display()
     )));
     Ok(())
+}
+
+/// For each ply of `game`, the tables' value of the first position at it
+/// or after it that they hold, for that position's mover, with the
+/// mover; `None` where no later position is in the tables.
+fn table_values_ahead<G: Game>(
+    start: &Session<G>,
+    game: &selfplay_file::GameRecord,
+    exact: &mut Exact<G>,
+) -> Result<Vec<Option<(Wdl, Seat)>>, DatasetError> {
+    let mut session = start.clone();
+    let mut moves = Vec::new();
+    let mut values = Vec::with_capacity(game.plies.len());
+    for (ply, &(index, _)) in game.plies.iter().enumerate() {
+        let position = session.position();
+        let value = match position.outcome() {
+            None => exact.probe(position),
+            Some(_) => None,
+        };
+        values.push(value.map(|v| (v.wdl(), position.side())));
+        session.legal(&mut moves);
+        let mv = *moves
+            .get(index as usize)
+            .ok_or(DatasetError::Replay(game.index, ply))?;
+        session.play(mv);
+    }
+    for ply in (0..values.len().saturating_sub(1)).rev() {
+        if values[ply].is_none() {
+            values[ply] = values[ply + 1];
+        }
+    }
+    Ok(values)
 }
 
 /// Where the file is written before it is whole.

@@ -653,3 +653,138 @@ fn bench_eval_measures_the_network_beside_the_hand_written_evaluation() {
     }
 }
 
+/// `dataset ... rescore=tables`: a position is labelled with the value,
+/// as `solve` gives it from the tables, of the first position of its game
+/// at it or after it that the tables hold (here those of up to 6 men);
+/// games that never get there keep their results, and nothing else of a
+/// record changes. Without tables: one error, nothing written.
+#[test]
+fn dataset_rescore_takes_results_from_the_tables_where_the_games_reach_them() {
+    let dir = temp_path("network", "rescore-tables");
+    let _ = std::fs::remove_dir_all(&dir);
+    let dir_word = format!("dir={}", dir.display());
+    let built = crate::common::cli(&["tables", "build", "am", "men=6", &dir_word]);
+    assert_eq!(built.0, Some(0), "{}", built.1);
+    let selfplay = temp_path("network", "rescore.bin");
+    let (plain, rescored) = (
+        temp_path("network", "rescore-plain.data"),
+        temp_path("network", "rescore-tables.data"),
+    );
+    let table_path = format!("setoption name TablePath value {}", dir.display());
+    let out = engine(&[
+        &table_path,
+        &format!(
+            "selfplay am games=24 nodes=1 seed=9 out={}",
+            selfplay.display()
+        ),
+        &format!("dataset {} out={}", selfplay.display(), plain.display()),
+        &format!(
+            "dataset {} out={} rescore=tables",
+            selfplay.display(),
+            rescored.display()
+        ),
+    ]);
+    assert!(errors(&out).is_empty(), "{out}");
+    let (_, plain) = records(&plain);
+    let (_, rescored) = records(&rescored);
+    assert_eq!(plain.len(), rescored.len());
+    let games = menagerie_engine::selfplay_file::read(&selfplay)
+        .unwrap()
+        .games;
+    let ruleset = menagerie_rules::catalogue::find(
+        &menagerie_rules::catalogue::GAMES,
+        "awithlaknannai-mosona",
+    )
+    .unwrap()
+    .ruleset::<&str>(&[])
+    .unwrap();
+    let rules = Awithlaknannai::rules(&ruleset);
+    // Every position of the games, with whether the tables hold it.
+    let mut positions: Vec<(usize, Awithlaknannai, bool)> = Vec::new();
+    for (g, game) in games.iter().enumerate() {
+        let mut position = Awithlaknannai::from_notation(&rules, &game.start).unwrap();
+        let mut moves = Vec::new();
+        for &(index, _) in &game.plies {
+            let held = position.table_slice().is_some_and(|s| s.men() <= 6);
+            positions.push((g, position.clone(), held));
+            moves.clear();
+            position.generate(&mut moves);
+            position.play(moves[index as usize]);
+        }
+    }
+    assert_eq!(positions.len(), plain.len());
+    // In runs of a few hundred lines: more would wait behind the running
+    // `solve` than the engine queues.
+    let held: Vec<&Awithlaknannai> = positions.iter().filter(|p| p.2).map(|p| &p.1).collect();
+    let mut out = String::new();
+    for chunk in held.chunks(200) {
+        let mut lines = vec![table_path.clone(), "newgame am".to_string()];
+        for position in chunk {
+            lines.push(format!("position fen {position}"));
+            lines.push("solve".to_string());
+        }
+        let refs: Vec<&str> = lines.iter().map(String::as_str).collect();
+        out.push_str(&engine(&refs));
+    }
+    assert!(errors(&out).is_empty(), "{out}");
+    let mut solved = out.lines().filter_map(|l| l.strip_prefix("Value: "));
+    let table_results: Vec<Option<u8>> = positions
+        .iter()
+        .map(|p| {
+            p.2.then(|| match solved.next().and_then(|v| v.split(' ').next()) {
+                Some("win") => 2,
+                Some("draw") => 1,
+                Some("loss") => 0,
+                other => panic!("solve answered {other:?}: {out}"),
+            })
+        })
+        .collect();
+    let held = table_results.iter().flatten().count();
+    assert!(held > 20, "the games reach the tables: {held}");
+    let mut changed = 0;
+    for i in 0..positions.len() {
+        let (game, ref position, _) = positions[i];
+        assert_eq!(
+            (&plain[i].0, plain[i].1, plain[i].2),
+            (&rescored[i].0, rescored[i].1, rescored[i].2)
+        );
+        // The first position at or after this one that the tables hold.
+        let ahead = (i..positions.len())
+            .take_while(|&j| positions[j].0 == game)
+            .find(|&j| table_results[j].is_some());
+        let expected = match ahead {
+            Some(j) if positions[j].1.side() == position.side() => table_results[j].unwrap(),
+            Some(j) => 2 - table_results[j].unwrap(),
+            None => plain[i].3[0],
+        };
+        assert_eq!(rescored[i].3[0], expected, "position {i}: {position}");
+        changed += usize::from(rescored[i].3 != plain[i].3);
+    }
+    assert!(changed > 0, "the tables correct some results of the games");
+    let none = temp_path("network", "rescore-none.data");
+    let refused = engine(&[
+        &format!(
+            "setoption name TablePath value {}",
+            dir.join("none").display()
+        ),
+        &format!(
+            "dataset {} out={} rescore=tables",
+            selfplay.display(),
+            none.display()
+        ),
+        &format!("dataset {} out=x.data rescore=oracle", selfplay.display()),
+        "isready",
+    ]);
+    let errs = errors(&refused);
+    assert_eq!(errs.len(), 2, "{refused}");
+    assert!(
+        errs[0].contains("rescore=tables: no endgame tables"),
+        "{refused}"
+    );
+    assert!(
+        errs[1].contains("rescore takes one value: tables"),
+        "{refused}"
+    );
+    assert!(refused.contains("readyok"));
+    assert!(!none.exists());
+}
