@@ -10,12 +10,17 @@
 //! from the shards' (`<out>.1` to `<out>.<N>`).
 //!
 //! Exact knowledge is off: the data must not depend on which tables a
-//! machine has.
+//! machine has. The evaluation is the hand-written one unless
+//! `network=PATH` names a network file, so that a network's own games can
+//! train the next one; the file's settings line then names the network
+//! by its checksum, and a run goes on only with the same network.
 
 use std::path::PathBuf;
 use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::Arc;
 use std::time::Instant;
 
+use menagerie_nnue::{Network, NetworkError};
 use menagerie_rules::game::session::{random_opening, Session};
 use menagerie_rules::game::{Game, Outcome, Status};
 use menagerie_rules::rng::{derive_seed as derive, Rng, DICE, OPENING};
@@ -36,6 +41,9 @@ pub struct SelfPlayJob {
     /// Joins the files of this many shards (`<out>.1` to `<out>.<N>`)
     /// into `out` instead of playing.
     pub join: Option<u32>,
+    /// A network file both sides search with (`network=PATH`); the
+    /// hand-written evaluation without one.
+    pub network: Option<PathBuf>,
 }
 
 /// Why `selfplay` could not run or finish.
@@ -47,6 +55,8 @@ pub enum SelfPlayError {
     },
     Needs(&'static str),
     File(PathBuf, FileError),
+    /// The network file cannot serve this game and ruleset.
+    Network(PathBuf, NetworkError),
 }
 
 impl std::fmt::Display for SelfPlayError {
@@ -57,6 +67,7 @@ impl std::fmt::Display for SelfPlayError {
             }
             SelfPlayError::Needs(what) => write!(f, "selfplay needs {what}"),
             SelfPlayError::File(path, e) => write!(f, "{}: {e}", path.display()),
+            SelfPlayError::Network(path, e) => write!(f, "network {}: {e}", path.display()),
         }
     }
 }
@@ -79,6 +90,7 @@ pub fn parse_words(words: &[String]) -> Result<(SelfPlayJob, Vec<String>), SelfP
         shard: None,
         out: PathBuf::new(),
         join: None,
+        network: None,
     };
     let mut ruleset = Vec::new();
     for word in words {
@@ -116,6 +128,7 @@ pub fn parse_words(words: &[String]) -> Result<(SelfPlayJob, Vec<String>), SelfP
                 let n = value.parse().ok().filter(|&n| n >= 1);
                 job.join = Some(n.ok_or_else(|| bad("join=N with N from 1"))?);
             }
+            "network" if !value.is_empty() => job.network = Some(PathBuf::from(value)),
             _ => ruleset.push(word.clone()),
         }
     }
@@ -142,20 +155,44 @@ fn indices(job: &SelfPlayJob) -> Vec<u32> {
 }
 
 /// The data file's settings line: everything that decides its games but
-/// their number, so that a run may be extended.
-fn settings_line<G: Game>(template: &Session<G>, job: &SelfPlayJob) -> String {
+/// their number, so that a run may be extended (the network by its
+/// checksum, after the rest, so that files without one read as before).
+fn settings_line<G: Game>(
+    template: &Session<G>,
+    job: &SelfPlayJob,
+    network: Option<&Network>,
+) -> String {
     use menagerie_rules::game::session::DynSession;
     let shard = job
         .shard
         .map_or("1/1".to_string(), |(i, n)| format!("{i}/{n}"));
+    let network = network.map_or(String::new(), |net| {
+        format!(" network={:08x}", net.checksum())
+    });
     format!(
-        "game={} rules={} nodes={} openings={} seed={} shard={shard}",
+        "game={} rules={} nodes={} openings={} seed={} shard={shard}{network}",
         G::ID,
         template.ruleset(),
         job.nodes,
         job.openings,
         job.seed
     )
+}
+
+/// The job's network, loaded and checked against the game and ruleset.
+fn load_network<G: Game>(
+    template: &Session<G>,
+    job: &SelfPlayJob,
+) -> Result<Option<Arc<Network>>, SelfPlayError> {
+    use menagerie_rules::game::session::DynSession;
+    let Some(path) = &job.network else {
+        return Ok(None);
+    };
+    let refuse = |e| SelfPlayError::Network(path.clone(), e);
+    let net = Network::load(path).map_err(refuse)?;
+    net.fits(G::ID, template.ruleset(), G::INPUT_SET)
+        .map_err(refuse)?;
+    Ok(Some(Arc::new(net)))
 }
 
 /// A score in the file's two bytes.
@@ -180,6 +217,7 @@ fn opening<G: Game>(template: &Session<G>, seed: u64, index: u32, plies: u32) ->
 fn play_game<G: Game>(
     template: &Session<G>,
     job: &SelfPlayJob,
+    network: Option<&Arc<Network>>,
     index: u32,
     shared: &Shared,
     stop: &AtomicBool,
@@ -193,6 +231,7 @@ fn play_game<G: Game>(
     let settings = Settings {
         exact: false,
         seed: job.seed ^ u64::from(index),
+        network: network.cloned(),
         ..Settings::default()
     };
     let limits = Limits {
@@ -261,6 +300,7 @@ pub fn shard_path(out: &std::path::Path, i: u32) -> PathBuf {
 fn join<G: Game>(
     template: &Session<G>,
     job: &SelfPlayJob,
+    network: Option<&Network>,
     parts: u32,
     say: &mut dyn FnMut(Reply),
 ) -> Result<(), SelfPlayError> {
@@ -274,7 +314,7 @@ fn join<G: Game>(
         };
         let data = selfplay_file::read(&path).map_err(|e| SelfPlayError::File(path.clone(), e))?;
         let found: Vec<u32> = data.games.iter().map(|g| g.index).collect();
-        if data.settings != settings_line(template, &shard) || found != indices(&shard) {
+        if data.settings != settings_line(template, &shard, network) || found != indices(&shard) {
             return Err(SelfPlayError::File(
                 path,
                 FileError::OtherSettings {
@@ -294,7 +334,7 @@ fn join<G: Game>(
     let partial = shard_path(&job.out, 0);
     let _ = std::fs::remove_file(&partial);
     let (mut writer, _) =
-        Writer::open(&partial, &settings_line(template, &whole)).map_err(file_error)?;
+        Writer::open(&partial, &settings_line(template, &whole, network)).map_err(file_error)?;
     for game in &games {
         writer
             .append(game)
@@ -320,12 +360,13 @@ pub fn run<G: Game>(
     stop: &AtomicBool,
     say: &mut dyn FnMut(Reply),
 ) -> Result<(), SelfPlayError> {
+    let network = load_network(template, job)?;
     if let Some(parts) = job.join {
-        return join(template, job, parts, say);
+        return join(template, job, network.as_deref(), parts, say);
     }
     let file_error = |e| SelfPlayError::File(job.out.clone(), e);
-    let (mut writer, done) =
-        Writer::open(&job.out, &settings_line(template, job)).map_err(file_error)?;
+    let line = settings_line(template, job, network.as_deref());
+    let (mut writer, done) = Writer::open(&job.out, &line).map_err(file_error)?;
     let todo = indices(job);
     // The file must hold this run's first games (or more of them).
     let found: Vec<u32> = done.iter().map(|g| g.index).take(todo.len()).collect();
@@ -347,7 +388,7 @@ pub fn run<G: Game>(
     let mut last = Instant::now();
     let total = todo.len().max(done.len());
     for (n, &index) in todo.iter().enumerate().skip(done.len()) {
-        let Some(game) = play_game(template, job, index, &shared, stop) else {
+        let Some(game) = play_game(template, job, network.as_ref(), index, &shared, stop) else {
             say(Reply::Remark(format!(
                 "selfplay stopped: {n} of {total} games in {} (the same line goes on from there)",
                 job.out.display()

@@ -178,3 +178,86 @@ fn bad_lines_and_files_are_refused_and_the_engine_keeps_answering() {
     assert!(out.contains("readyok\n"), "{out}");
     assert_eq!(std::fs::read(&not_data).unwrap(), b"hello");
 }
+
+/// `network=PATH`: both sides search with that network, and the file's
+/// settings line names it by its checksum, so a run goes on only with
+/// the same network; a file that cannot serve the game is one error and
+/// nothing is written.
+#[test]
+fn selfplay_with_a_network_plays_other_games_and_names_the_network() {
+    let net_path = concat!(
+        env!("CARGO_MANIFEST_DIR"),
+        "/src/nnue/nets/safari-dual.nnue"
+    );
+    let net = menagerie_nnue::Network::load(Path::new(net_path)).unwrap();
+    let words = "safari-dual games=3 nodes=200 seed=4";
+    let (hand, with, again) = (
+        temp_path("selfplay", "hand.bin"),
+        temp_path("selfplay", "network.bin"),
+        temp_path("selfplay", "network-again.bin"),
+    );
+    for (path, extra) in [
+        (&hand, String::new()),
+        (&with, format!(" network={net_path}")),
+    ] {
+        let out = selfplay(&format!("{words}{extra}"), path);
+        assert!(errors(&out).is_empty(), "{out}");
+    }
+    let out = selfplay(&format!("{words} games=2 network={net_path}"), &again);
+    assert!(errors(&out).is_empty(), "{out}");
+    let (hand_data, net_data) = (
+        selfplay_file::read(&hand).unwrap(),
+        selfplay_file::read(&with).unwrap(),
+    );
+    assert!(!hand_data.settings.contains("network="));
+    assert!(
+        net_data
+            .settings
+            .ends_with(&format!(" network={:08x}", net.checksum())),
+        "{}",
+        net_data.settings
+    );
+    assert_eq!(hand_data.games.len(), 3);
+    assert_eq!(net_data.games.len(), 3);
+    // The same starts, other searches: the scores differ.
+    for (h, n) in hand_data.games.iter().zip(&net_data.games) {
+        assert_eq!(h.start, n.start);
+    }
+    assert_ne!(hand_data.games, net_data.games);
+    // The same network again plays the same games, and extends the run.
+    let out = selfplay(&format!("{words} network={net_path}"), &again);
+    assert!(out.contains("resuming after 2 games"), "{out}");
+    assert_eq!(
+        std::fs::read(&again).unwrap(),
+        std::fs::read(&with).unwrap()
+    );
+    // Going on without the network, or with a file that cannot serve.
+    let before = std::fs::read(&with).unwrap();
+    let kc_net = concat!(
+        env!("CARGO_MANIFEST_DIR"),
+        "/src/nnue/nets/kilkenny-cats.nnue"
+    );
+    let none = temp_path("selfplay", "never.bin");
+    let out = engine(&[
+        &format!("selfplay {words} games=4 out={}", with.display()),
+        &format!("selfplay {words} network={kc_net} out={}", none.display()),
+        &format!("selfplay {words} network=Cargo.toml out={}", none.display()),
+        &format!(
+            "selfplay {words} network=/nonexistent.nnue out={}",
+            none.display()
+        ),
+        "isready",
+    ]);
+    let errs = errors(&out);
+    assert_eq!(errs.len(), 4, "{out}");
+    assert!(errs[0].contains("other settings"), "{out}");
+    assert!(
+        errs[1].contains("network ") && errs[1].contains("the network is for kilkenny-cats"),
+        "{out}"
+    );
+    assert!(errs[2].contains("not a network file"), "{out}");
+    assert!(errs[3].contains("cannot read the file"), "{out}");
+    assert!(out.contains("readyok"), "{out}");
+    assert_eq!(std::fs::read(&with).unwrap(), before);
+    assert!(!none.exists());
+}
