@@ -23,15 +23,19 @@ struct Builtin {
 
 /// The built-in networks. A game gets one when it beats the hand-written
 /// evaluation through the referee (README, "Strength of the learned
-/// evaluation"): so far Safari-Dual and Kilkenny Cats (one network for
-/// two players, one for three and four); the networks trained for
-/// Awithlaknannai Mosona did not, and it keeps its hand-written
-/// evaluation unless `EvalFile` gives a network.
+/// evaluation"): Safari-Dual, Kilkenny Cats (one network for two players,
+/// one for three and four) and Awithlaknannai Mosona (a network trained
+/// on the games of an earlier network). Hat Diviyan Keliya is solved.
 const FILES: &[Builtin] = &[
     Builtin {
         game: "safari-dual",
         seats: 2..=2,
         bytes: include_bytes!("nets/safari-dual.nnue"),
+    },
+    Builtin {
+        game: "awithlaknannai-mosona",
+        seats: 2..=2,
+        bytes: include_bytes!("nets/awithlaknannai-mosona.nnue"),
     },
     Builtin {
         game: "kilkenny-cats",

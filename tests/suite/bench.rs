@@ -3,7 +3,7 @@
 
 use assert_cmd::Command;
 
-const SIGNATURE: u64 = 1_026_212;
+const SIGNATURE: u64 = 1_134_451;
 
 #[test]
 fn bench_signature_is_unchanged() {
