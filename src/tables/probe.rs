@@ -7,7 +7,7 @@ use menagerie_rules::game::endgame::Slice;
 use menagerie_rules::game::Game;
 
 use crate::file::{self, Check, Expected, FileError, SliceFile};
-use crate::value::{plies_left, Value};
+use crate::value::{plies_left, Entry, Value, Wdl};
 
 /// Slices of up to this many men a side are looked for.
 const MOST_SIDE: usize = 16;
@@ -155,6 +155,15 @@ impl Tables {
     /// The value of `position` if its slice is here, at its clock.
     #[inline]
     pub fn probe<G: Game>(&self, position: &G) -> Option<Value> {
+        let (entry, timeout) = self.probe_entry(position)?;
+        Some(entry.value(timeout, plies_left(position)))
+    }
+
+    /// What the table stores for `position`'s board and side, whatever its
+    /// clock, with its slice's result at the clock's end: the value at
+    /// any clock follows ([`Entry::value`]) without probing again.
+    #[inline]
+    pub fn probe_entry<G: Game>(&self, position: &G) -> Option<(Entry, Wdl)> {
         // Counting the men first: most positions of a search have more
         // than any table.
         let opened = self.slice(position.table_slice()?)?;
@@ -162,8 +171,7 @@ impl Tables {
         if key.variant != self.variant {
             return None;
         }
-        let entry = opened.entry(key.index)?;
-        Some(entry.value(opened.header.timeout, plies_left(position)))
+        Some((opened.entry(key.index)?, opened.header.timeout))
     }
 }
 
