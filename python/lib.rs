@@ -568,6 +568,7 @@ impl State {
         let request = SolveRequest {
             nodes,
             memory_mib: None,
+            keys: Default::default(),
             checkpoint: None,
             certificate: None,
         };

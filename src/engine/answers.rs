@@ -243,7 +243,8 @@ Commands (see protocol.md):
   legal                              list the legal moves
   query <question>                   gameover, p1turn, result, side, status, legal, seats, chance
   games                              the games, their options, seats and moves
-  solve [nodes n]                    exact value of the position and each move (solved games,
+  solve [nodes n] [memory mib] [keys history|clock] [checkpoint path] [certificate path]
+                                     exact value of the position and each move (solved games,
                                      endgame tables), else a proof search of n nodes
   tables build|verify|status|bench <game> [key=value ...] [men=n] [dir=path] [slice=MvO]
                                      endgame tables (Awithlaknannai Mosona)

@@ -627,6 +627,7 @@ impl Engine {
             Command::Solve {
                 nodes,
                 memory,
+                keys,
                 checkpoint,
                 certificate,
             } => {
@@ -637,6 +638,15 @@ impl Engine {
                     request: crate::session::SolveRequest {
                         nodes: nodes.unwrap_or(crate::session::DEFAULT_PROOF_NODES),
                         memory_mib: memory,
+                        keys: match keys {
+                            Some(menagerie_wire::SolveKeys::History) => {
+                                menagerie_tables::proof::Keys::History
+                            }
+                            Some(menagerie_wire::SolveKeys::Clock) => {
+                                menagerie_tables::proof::Keys::Clock
+                            }
+                            None => menagerie_tables::proof::Keys::default(),
+                        },
                         checkpoint: checkpoint.map(std::path::PathBuf::from),
                         certificate: certificate.map(std::path::PathBuf::from),
                     },

@@ -45,6 +45,7 @@ pub const CHECKPOINT_EVERY_S: u64 = 60;
 pub struct SolveRequest {
     pub nodes: u64,
     pub memory_mib: Option<u64>,
+    pub keys: menagerie_tables::proof::Keys,
     pub checkpoint: Option<std::path::PathBuf>,
     /// Where the proof search writes the proof of what it settles.
     pub certificate: Option<std::path::PathBuf>,
@@ -182,6 +183,7 @@ impl<G: Game> EngineSession for Session<G> {
             checkpoint: request.checkpoint.as_deref(),
             checkpoint_every: std::time::Duration::from_secs(CHECKPOINT_EVERY_S),
             progress: &mut progress,
+            keys: request.keys,
             certificate: request.certificate.as_deref().map(|path| {
                 let mut start = self.boxed();
                 while start.take_back() {}

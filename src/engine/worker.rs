@@ -178,6 +178,12 @@ fn execute(job: Job, out: &Output) -> bool {
                         "solve: resumed from the checkpoint: {kept} settled positions, {before} nodes before this run"
                     )));
                 }
+                if report.repairs > 0 {
+                    out.reply(&Reply::Remark(format!(
+                        "solve: {} time(s) a result of the search with clock keys did not hold when its proof was walked under the full rules; the position where it failed was then kept by history and the search went on",
+                        report.repairs
+                    )));
+                }
                 if report.collections > 0 {
                     out.reply(&Reply::Remark(format!(
                         "solve: the memory bound was reached {} times; open positions were dropped, settled ones kept",

@@ -150,13 +150,15 @@ pub enum Command {
         words: Vec<String>,
     },
     Legal,
-    /// `solve [nodes N] [memory MIB] [checkpoint PATH] [certificate
-    /// PATH]`: for positions that no table holds, a proof search's node
-    /// budget, the memory its stored positions may take, the file it
-    /// resumes from and saves to, and the file its proof is written to.
+    /// `solve [nodes N] [memory MIB] [keys history|clock] [checkpoint
+    /// PATH] [certificate PATH]`: for positions that no table holds, a
+    /// proof search's node budget, the memory its stored positions may
+    /// take, when two positions share their numbers, the file it resumes
+    /// from and saves to, and the file its proof is written to.
     Solve {
         nodes: Option<u64>,
         memory: Option<u64>,
+        keys: Option<SolveKeys>,
         checkpoint: Option<String>,
         certificate: Option<String>,
     },
@@ -374,6 +376,24 @@ fn arm<'a>(
     }
 }
 
+/// When a proof search's positions share their numbers: the same board
+/// with the same boards since the last capture (`history`), or the same
+/// board at the same clock (`clock`).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum SolveKeys {
+    History,
+    Clock,
+}
+
+impl fmt::Display for SolveKeys {
+    fn fmt(&self, f: &mut fmt::Formatter) -> fmt::Result {
+        f.write_str(match self {
+            SolveKeys::History => "history",
+            SolveKeys::Clock => "clock",
+        })
+    }
+}
+
 fn solve(input: &str) -> Res<'_, Command> {
     // After each keyword, its value must follow.
     let budget = preceded(
@@ -388,8 +408,22 @@ fn solve(input: &str) -> Res<'_, Command> {
         (multispace1, keyword("checkpoint")),
         cut(expect("a file path", preceded(multispace1, token))),
     );
+    let keys = preceded(
+        (multispace1, keyword("keys")),
+        cut(expect(
+            "history or clock",
+            preceded(
+                multispace1,
+                alt((
+                    map(keyword("history"), |_| SolveKeys::History),
+                    map(keyword("clock"), |_| SolveKeys::Clock),
+                )),
+            ),
+        )),
+    );
     let (input, nodes) = opt(budget).parse(input)?;
     let (input, memory) = opt(memory).parse(input)?;
+    let (input, keys) = opt(keys).parse(input)?;
     let certificate = preceded(
         (multispace1, keyword("certificate")),
         cut(expect("a file path", preceded(multispace1, token))),
@@ -402,6 +436,7 @@ fn solve(input: &str) -> Res<'_, Command> {
         Command::Solve {
             nodes,
             memory,
+            keys,
             checkpoint: checkpoint.map(String::from),
             certificate: certificate.map(String::from),
         },
@@ -989,6 +1024,7 @@ impl fmt::Display for Command {
             Command::Solve {
                 nodes,
                 memory,
+                keys,
                 checkpoint,
                 certificate,
             } => {
@@ -998,6 +1034,9 @@ impl fmt::Display for Command {
                 }
                 if let Some(m) = memory {
                     write!(f, " memory {m}")?;
+                }
+                if let Some(k) = keys {
+                    write!(f, " keys {k}")?;
                 }
                 if let Some(path) = checkpoint {
                     write!(f, " checkpoint {path}")?;
@@ -1067,6 +1106,7 @@ mod tests {
             Command::Solve {
                 nodes: None,
                 memory: None,
+                keys: None,
                 checkpoint: None,
                 certificate: None
             }
@@ -1080,11 +1120,20 @@ mod tests {
             Command::Solve {
                 nodes: None,
                 memory: None,
+                keys: None,
                 checkpoint: None,
                 certificate: Some("c.txt".to_string())
             }
         );
         assert!(error("solve certificate").contains("a file path"));
+        let line = "solve nodes 9000 memory 64 keys clock checkpoint /tmp/p.ckpt certificate c";
+        assert_eq!(parse(line).to_string(), line);
+        assert_eq!(
+            parse("solve keys history").to_string(),
+            "solve keys history"
+        );
+        assert!(error("solve keys").contains("history or clock"));
+        assert!(error("solve keys board").contains("history or clock"));
         assert_eq!(parse("solve memory 8").to_string(), "solve memory 8");
         assert!(error("solve memory").contains("a size in MiB"));
         assert!(error("solve checkpoint").contains("a file path"));

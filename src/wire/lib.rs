@@ -10,6 +10,6 @@ pub mod reply;
 pub mod text;
 
 pub use command::{
-    parse_line, BenchKind, Class, Command, GoParams, ParseError, Query, TablesAction,
+    parse_line, BenchKind, Class, Command, GoParams, ParseError, Query, SolveKeys, TablesAction,
 };
 pub use reply::Reply;

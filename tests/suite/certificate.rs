@@ -40,13 +40,18 @@ fn tables(name: &str) -> PathBuf {
 /// Solves `position` (a `position` command's arguments) with the tables
 /// of `dir`, writing the certificate to `name`; the output and the path.
 fn solve(dir: Option<&Path>, position: &str, nodes: u64, name: &str) -> (String, PathBuf) {
+    solve_with(dir, position, &format!("nodes {nodes}"), name)
+}
+
+/// [`solve`] with the words `solve` takes before `certificate`.
+fn solve_with(dir: Option<&Path>, position: &str, words: &str, name: &str) -> (String, PathBuf) {
     let path = temp_path("certificate", name);
     let table_path = dir.map_or("<cache>".to_string(), |d| d.display().to_string());
     let out = engine(&[
         &format!("setoption name TablePath value {table_path}"),
         "newgame awithlaknannai-mosona",
         &format!("position {position}"),
-        &format!("solve nodes {nodes} certificate {}", path.display()),
+        &format!("solve {words} certificate {}", path.display()),
     ]);
     (out, path)
 }
@@ -135,8 +140,9 @@ fn a_bound_with_the_draw_rules_and_a_history_is_certified_and_checked() {
     // No tables: the leaves are the rules' (captures, the clock, the
     // third occurrence). Four plies back and forth put the root's board
     // in its history once already.
+    // History keys settle only a bound here in a million nodes.
     let position = "fen 8/2B1W1W2/8 b 0 moves e2d3 i2j3 d3e2 j3i2";
-    let (out, path) = solve(None, position, 3_000_000, "bound.cert");
+    let (out, path) = solve_with(None, position, "nodes 1000000 keys history", "bound.cert");
     assert!(out.contains("Value: at most draw"), "{out}");
     let text = std::fs::read_to_string(&path).unwrap();
     assert!(text.contains("\nstart 8/2B1W1W2/8 b 0\nmoves e2d3 i2j3 d3e2 j3i2\n"));
@@ -153,6 +159,24 @@ fn a_bound_with_the_draw_rules_and_a_history_is_certified_and_checked() {
     });
     let (ok, said) = check(&no_history);
     assert!(!ok, "{said}");
+}
+
+#[test]
+fn a_win_found_with_clock_keys_holds_under_the_full_rules() {
+    // Clock keys settle what history keys leave a bound (above); their
+    // proof is walked with each position's own history before it counts
+    // (the repairs say where it first did not hold), and the checker,
+    // which knows nothing of keys, accepts the certificate.
+    let position = "fen 8/2B1W1W2/8 b 0 moves e2d3 i2j3 d3e2 j3i2";
+    let (out, path) = solve_with(None, position, "nodes 1000000 keys clock", "clock.cert");
+    assert!(out.contains("Value: loss"), "{out}");
+    assert!(
+        out.contains("did not hold when its proof was walked"),
+        "{out}"
+    );
+    let (ok, said) = check(&path);
+    assert!(ok, "{said}");
+    assert!(said.starts_with("claim w wins: holds"), "{said}");
 }
 
 #[test]
@@ -183,14 +207,17 @@ fn a_proof_resumed_from_its_checkpoint_under_a_memory_bound_is_certified_and_che
     let cut = engine(&[
         "newgame awithlaknannai-mosona",
         "position fen 8/2B1W1W2/8 b 0",
-        &format!("solve nodes 300000 checkpoint {}", checkpoint.display()),
+        &format!(
+            "solve nodes 300000 keys history checkpoint {}",
+            checkpoint.display()
+        ),
     ]);
     assert!(cut.contains("Value: unknown"), "{cut}");
     let out = engine(&[
         "newgame awithlaknannai-mosona",
         "position fen 8/2B1W1W2/8 b 0",
         &format!(
-            "solve nodes 3000000 memory 16 checkpoint {} certificate {}",
+            "solve nodes 1000000 memory 16 keys history checkpoint {} certificate {}",
             checkpoint.display(),
             path.display()
         ),

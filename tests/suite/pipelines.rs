@@ -285,6 +285,7 @@ pub fn positions(games: &[Entry]) -> Vec<Position> {
                     &menagerie_engine::session::SolveRequest {
                         nodes: 1000,
                         memory_mib: None,
+                        keys: Default::default(),
                         checkpoint: None,
                         certificate: None,
                     },
