@@ -569,6 +569,7 @@ impl State {
             nodes,
             memory_mib: None,
             keys: Default::default(),
+            threads: 1,
             checkpoint: None,
             certificate: None,
         };

@@ -647,6 +647,7 @@ impl Engine {
                             }
                             None => menagerie_tables::proof::Keys::default(),
                         },
+                        threads: self.settings.threads,
                         checkpoint: checkpoint.map(std::path::PathBuf::from),
                         certificate: certificate.map(std::path::PathBuf::from),
                     },

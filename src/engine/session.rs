@@ -46,6 +46,8 @@ pub struct SolveRequest {
     pub nodes: u64,
     pub memory_mib: Option<u64>,
     pub keys: menagerie_tables::proof::Keys,
+    /// Threads of the proof search (the `Threads` option).
+    pub threads: usize,
     pub checkpoint: Option<std::path::PathBuf>,
     /// Where the proof search writes the proof of what it settles.
     pub certificate: Option<std::path::PathBuf>,
@@ -184,6 +186,7 @@ impl<G: Game> EngineSession for Session<G> {
             checkpoint_every: std::time::Duration::from_secs(CHECKPOINT_EVERY_S),
             progress: &mut progress,
             keys: request.keys,
+            threads: request.threads,
             certificate: request.certificate.as_deref().map(|path| {
                 let mut start = self.boxed();
                 while start.take_back() {}

@@ -286,6 +286,7 @@ pub fn positions(games: &[Entry]) -> Vec<Position> {
                         nodes: 1000,
                         memory_mib: None,
                         keys: Default::default(),
+                        threads: 1,
                         checkpoint: None,
                         certificate: None,
                     },
