@@ -6,11 +6,16 @@
 //! since the last capture, the same on every machine.
 //!
 //! ```text
-//! "MNGPRF01", u64 root id, u64 nodes spent so far,
+//! "MNGPRF02", u64 root id, u64 nodes spent so far,
 //! per goal (the side to move wins, the other side wins):
 //!     u64 count, then count times (u64 key, u8 1 proved / 0 disproved),
+//! per goal: u64 count, then count times u64: the positions (by clock
+//!     key) a search with clock keys keeps by history,
 //! u32 CRC-32 of everything before it
 //! ```
+//!
+//! A file of the first version ("MNGPRF01", without the second list) is
+//! read too.
 //!
 //! Written under a temporary name and renamed, so a checkpoint on disk is
 //! always whole.
@@ -18,7 +23,8 @@
 use std::fmt;
 use std::path::{Path, PathBuf};
 
-const MAGIC: &[u8; 8] = b"MNGPRF01";
+const MAGIC: &[u8; 8] = b"MNGPRF02";
+const FIRST_MAGIC: &[u8; 8] = b"MNGPRF01";
 
 /// What a checkpoint holds.
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
@@ -28,6 +34,8 @@ pub struct Checkpoint {
     pub nodes: u64,
     /// Per goal, the settled positions: key, and whether proved.
     pub settled: [Vec<(u64, bool)>; 2],
+    /// Per goal, the positions kept by history under clock keys.
+    pub by_history: [Vec<u64>; 2],
 }
 
 /// Why a checkpoint cannot be used or written.
@@ -75,6 +83,12 @@ impl Checkpoint {
                 bytes.push(u8::from(proved));
             }
         }
+        for goal in &self.by_history {
+            bytes.extend_from_slice(&(goal.len() as u64).to_le_bytes());
+            for &key in goal {
+                bytes.extend_from_slice(&key.to_le_bytes());
+            }
+        }
         let crc = crc32fast::hash(&bytes);
         bytes.extend_from_slice(&crc.to_le_bytes());
         bytes
@@ -82,7 +96,8 @@ impl Checkpoint {
 
     fn decode(bytes: &[u8]) -> Option<Checkpoint> {
         let (body, crc) = bytes.split_at(bytes.len().checked_sub(4)?);
-        if crc32fast::hash(body).to_le_bytes() != crc || body.get(..8)? != MAGIC {
+        let magic = body.get(..8)?;
+        if crc32fast::hash(body).to_le_bytes() != crc || (magic != MAGIC && magic != FIRST_MAGIC) {
             return None;
         }
         let mut at = 8;
@@ -106,10 +121,24 @@ impl Checkpoint {
                 at += 1;
             }
         }
+        let mut by_history: [Vec<u64>; 2] = Default::default();
+        if magic == MAGIC {
+            for goal in &mut by_history {
+                let count = u64_at(&mut at)? as usize;
+                if count > (body.len() - at) / 8 {
+                    return None;
+                }
+                goal.reserve(count);
+                for _ in 0..count {
+                    goal.push(u64_at(&mut at)?);
+                }
+            }
+        }
         (at == body.len()).then_some(Checkpoint {
             root,
             nodes,
             settled,
+            by_history,
         })
     }
 
@@ -157,6 +186,7 @@ mod tests {
             root: 7,
             nodes: 1234,
             settled: [vec![(1, true), (2, false)], vec![(u64::MAX, true)]],
+            by_history: [vec![], vec![5, 6]],
         };
         checkpoint.save(&path).unwrap();
         assert_eq!(
@@ -167,6 +197,17 @@ mod tests {
             Checkpoint::load(&path, 8),
             Err(CheckpointError::OtherRoot(_))
         ));
+        // A file of the first version: no positions kept by history.
+        let mut first = checkpoint.encode();
+        first.truncate(first.len() - 4 - 8 - 8 - 16);
+        first[..8].copy_from_slice(FIRST_MAGIC);
+        let crc = crc32fast::hash(&first);
+        first.extend_from_slice(&crc.to_le_bytes());
+        let old = dir.join("first.ckpt");
+        std::fs::write(&old, &first).unwrap();
+        let read = Checkpoint::load(&old, 7).unwrap().unwrap();
+        assert_eq!(read.settled, checkpoint.settled);
+        assert_eq!(read.by_history, [vec![], vec![]]);
         let mut bytes = std::fs::read(&path).unwrap();
         bytes[20] ^= 1;
         std::fs::write(&path, &bytes).unwrap();

@@ -327,6 +327,9 @@ pub fn prove<G: Game>(
                 goal.store.insert(key, numbers);
             }
         }
+        for (goal, kept) in goals.iter_mut().zip(&checkpoint.by_history) {
+            goal.by_history.extend(kept.iter().copied());
+        }
     }
     let save = |goals: &[Goal; 2]| -> Result<(), CheckpointError> {
         let Some(path) = checkpoint else {
@@ -336,6 +339,11 @@ pub fn prove<G: Game>(
             root: root_id,
             nodes: earlier + goals.iter().map(|g| g.nodes).sum::<u64>(),
             settled: [goals[0].store.settled(), goals[1].store.settled()],
+            by_history: [0, 1].map(|g| {
+                let mut kept: Vec<u64> = goals[g].by_history.iter().copied().collect();
+                kept.sort_unstable();
+                kept
+            }),
         }
         .save(path)
     };
