@@ -14,7 +14,7 @@ use crate::retrograde::{build, Request};
 use crate::value::Wdl;
 use crate::verify::verify_slice;
 
-fn temp_dir(name: &str) -> PathBuf {
+pub(crate) fn temp_dir(name: &str) -> PathBuf {
     let dir = std::env::temp_dir().join(format!("menagerie-tables-{}-{name}", std::process::id()));
     let _ = std::fs::remove_dir_all(&dir);
     dir
@@ -36,7 +36,7 @@ fn all_rules() -> Vec<AwRules> {
     all
 }
 
-fn build_to(rules: &AwRules, dir: &PathBuf, men: u32) -> Tables {
+pub(crate) fn build_to(rules: &AwRules, dir: &PathBuf, men: u32) -> Tables {
     let request = Request {
         dir,
         men,
