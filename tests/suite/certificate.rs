@@ -177,19 +177,22 @@ fn a_win_found_with_clock_keys_holds_under_the_full_rules() {
     let (ok, said) = check(&path);
     assert!(ok, "{said}");
     assert!(said.starts_with("claim w wins: holds"), "{said}");
-    // Three threads sharing the stored numbers: the same value, and a
-    // proof that holds.
-    let path = temp_path("certificate", "threads.cert");
-    let out = engine(&[
-        "setoption name Threads value 3",
-        "newgame awithlaknannai-mosona",
-        &format!("position {position}"),
-        &format!("solve nodes 1000000 certificate {}", path.display()),
-    ]);
-    assert!(out.contains("Value: loss"), "{out}");
-    let (ok, said) = check(&path);
-    assert!(ok, "{said}");
-    assert!(said.starts_with("claim w wins: holds"), "{said}");
+    // Three threads sharing the stored numbers, and the most the option
+    // allows (at most one a core run): the same value, and a proof that
+    // holds.
+    for threads in [3, 256] {
+        let path = temp_path("certificate", &format!("threads-{threads}.cert"));
+        let out = engine(&[
+            &format!("setoption name Threads value {threads}"),
+            "newgame awithlaknannai-mosona",
+            &format!("position {position}"),
+            &format!("solve nodes 1000000 certificate {}", path.display()),
+        ]);
+        assert!(out.contains("Value: loss"), "{threads} threads: {out}");
+        let (ok, said) = check(&path);
+        assert!(ok, "{said}");
+        assert!(said.starts_with("claim w wins: holds"), "{said}");
+    }
 }
 
 #[test]

@@ -119,7 +119,8 @@ pub struct ProofSettings<'a> {
     pub certificate: Option<CertificateRequest<'a>>,
     /// When positions share their numbers.
     pub keys: Keys,
-    /// Threads searching each goal, sharing its stored numbers.
+    /// Threads searching each goal, sharing its stored numbers (at most
+    /// one a core).
     pub threads: usize,
 }
 
@@ -297,7 +298,10 @@ pub fn prove<G: Game>(
         threads,
         ..
     } = settings;
-    let threads = threads.max(1);
+    // More threads than cores only wait on each other's locks (and each
+    // turn starts them anew): at most one a core.
+    let cores = std::thread::available_parallelism().map_or(1, |n| n.get());
+    let threads = threads.clamp(1, cores);
     let earlier = resumed.as_ref().map_or(0, |c| c.nodes);
     let watch = Watch {
         started,
