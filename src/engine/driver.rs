@@ -6,13 +6,18 @@
 //! game), and this one dispatches. It never waits for the worker, so every
 //! line is looked at the moment it is read, and what a line does while the
 //! worker is busy depends on its [`Class`]:
-//! - control lines act at once, whatever runs or waits: `isready` answers
-//!   `readyok`; `stop` stops the running work and every piece of long work
-//!   that arrived before it and still waits (which then starts already
-//!   stopped, and answers as after `stop`); `quit` does the same, and
-//!   every command before it is still answered, so a pipeline
-//!   `newgame ...` / `go depth 4` / `quit` prints its `bestmove`, as
-//!   Stockfish does;
+//! - control lines act at once, whatever runs or waits: `stop` stops the
+//!   running work and every piece of long work that arrived before it and
+//!   still waits (which then starts already stopped, and answers as after
+//!   `stop`); `quit` does the same, and every command before it is still
+//!   answered, so a pipeline `newgame ...` / `go depth 4` / `quit` prints
+//!   its `bestmove`, as Stockfish does;
+//! - `isready` is UCI's barrier: while a search or other long work runs
+//!   and has not been told to stop, it is answered at once without
+//!   stopping it (UCI: "immediately ... without stopping the search");
+//!   otherwise `readyok` comes once every line before it has been
+//!   answered: a new game's set-up, `position` with its game-over line,
+//!   queries, and the `bestmove` of a search that `stop` ended;
 //! - read-only lines (`d`, `legal`, `query`, ...) are answered at once
 //!   about the current position (the one a running search started from),
 //!   unless a state command waits before them: then they keep their place
@@ -108,9 +113,11 @@ enum Flow {
 enum Busy {
     /// A search; `unbounded` ones end only with `stop`.
     Search { unbounded: bool },
-    /// perft, bench, solve: `isready` is answered meanwhile.
+    /// perft, bench, solve, tables, selfplay, dataset: `isready` is
+    /// answered meanwhile.
     Work,
-    /// Setting up a new game: `isready` waits for it.
+    /// Setting up a new game: `isready` waits for it, as for any state
+    /// command.
     Setup,
 }
 
@@ -137,6 +144,9 @@ struct Waiting {
     parsed: Pending,
     seq: u64,
     bytes: usize,
+    /// How many `isready` lines in a row this entry stands for: past the
+    /// bound they are counted, not refused (each gets its `readyok`).
+    repeat: u64,
 }
 
 struct Engine {
@@ -343,19 +353,37 @@ impl Engine {
         let idle = self.running.is_none() && self.pending.is_empty();
         match class_of(&parsed) {
             Class::Control => self.control(&parsed, seq),
+            Class::Sync if idle || self.computing() => self.handle(parsed, seq),
             Class::ReadOnly if self.pending.is_empty() => self.handle(parsed, seq),
             Class::State if idle => self.handle(parsed, seq),
-            Class::ReadOnly | Class::State => {
-                self.queue(Waiting { parsed, seq, bytes });
+            Class::Sync | Class::ReadOnly | Class::State => {
+                self.queue(Waiting {
+                    parsed,
+                    seq,
+                    bytes,
+                    repeat: 1,
+                });
                 Flow::Continue
             }
         }
     }
 
-    /// `stop`, `quit` and `isready`, which act the moment they are read.
+    /// Whether long work runs that `isready` answers beside: a search,
+    /// `perft`, `bench`, `solve`, ... that nothing has told to stop. Work
+    /// told to stop answers in milliseconds, and `isready` waits for its
+    /// last line, so that `stop` then `isready` is a barrier a GUI or a
+    /// referee can rely on.
+    fn computing(&self) -> bool {
+        let long_work = matches!(
+            self.running.as_ref().map(|r| r.busy),
+            Some(Busy::Search { .. } | Busy::Work)
+        );
+        long_work && !self.stop.load(Ordering::Relaxed)
+    }
+
+    /// `stop` and `quit`, which act the moment they are read.
     fn control(&mut self, parsed: &Pending, seq: u64) -> Flow {
         match parsed {
-            Ok(Command::IsReady) => self.reply(Reply::ReadyOk),
             Ok(Command::Stop) => {
                 self.stopped_before = seq;
                 self.stop.store(true, Ordering::Relaxed);
@@ -375,6 +403,18 @@ impl Engine {
     fn queue(&mut self, waiting: Waiting) {
         let full = self.pending.len() >= MAX_WAITING_LINES
             || (!self.pending.is_empty() && self.pending_bytes + waiting.bytes > MAX_WAITING_BYTES);
+        if full && matches!(waiting.parsed, Ok(Command::IsReady)) {
+            // Never refused: counted on an `isready` already at the back,
+            // so that a flood of them still takes one entry.
+            match self.pending.back_mut() {
+                Some(back) if matches!(back.parsed, Ok(Command::IsReady)) => back.repeat += 1,
+                _ => {
+                    self.pending_bytes += waiting.bytes;
+                    self.pending.push_back(waiting);
+                }
+            }
+            return;
+        }
         if !full {
             self.pending_bytes += waiting.bytes;
             self.pending.push_back(waiting);
@@ -441,11 +481,19 @@ impl Engine {
             if self.must_stop() {
                 return Flow::Quit;
             }
-            if self.running.is_some() && class_of(&front.parsed) != Class::ReadOnly {
+            let goes_now = match class_of(&front.parsed) {
+                Class::ReadOnly => true,
+                Class::Sync => self.computing(),
+                Class::Control | Class::State => false,
+            };
+            if self.running.is_some() && !goes_now {
                 return Flow::Continue;
             }
             let waiting = self.pending.pop_front().expect("the front exists");
             self.pending_bytes -= waiting.bytes;
+            for _ in 1..waiting.repeat {
+                self.reply(Reply::ReadyOk);
+            }
             if self.handle(waiting.parsed, waiting.seq) == Flow::Quit {
                 return Flow::Quit;
             }

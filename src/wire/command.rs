@@ -899,12 +899,17 @@ impl fmt::Display for GoParams {
 }
 
 /// When a command takes effect while the engine is busy (protocol.md,
-/// "Order"): the three classes every engine of this protocol keeps.
+/// "Order"): the four classes every engine of this protocol keeps.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Class {
-    /// `stop`, `quit`, `isready`: act the moment they are read, whatever
-    /// runs or waits, and are never refused.
+    /// `stop`, `quit`: act the moment they are read, whatever runs or
+    /// waits, and are never refused.
     Control,
+    /// `isready`, UCI's barrier: while a search or other long work runs
+    /// (and has not been told to stop), answered at once without stopping
+    /// it; otherwise answered once every line sent before it has been
+    /// answered. Never refused.
+    Sync,
     /// Commands that only read the state (`d`, `legal`, `query`, `help`,
     /// `games`, `uci`, `ugi`): answered at once, also during a search,
     /// unless a state command waits before them.
@@ -918,7 +923,8 @@ impl Command {
     /// The command's [`Class`].
     pub fn class(&self) -> Class {
         match self {
-            Command::Stop | Command::Quit | Command::IsReady => Class::Control,
+            Command::Stop | Command::Quit => Class::Control,
+            Command::IsReady => Class::Sync,
             Command::Display
             | Command::Eval
             | Command::Legal

@@ -1,5 +1,5 @@
-//! Control lines get through whatever waits: `stop`, `quit` and `isready`
-//! act the moment they are read, read-only commands are answered during a
+//! Control lines get through whatever waits: `stop` and `quit` act the
+//! moment they are read, `isready` at once during a search, read-only commands are answered during a
 //! search, and a flood of any command behind a search is answered or
 //! refused line by line, in bounded memory, never holding up a `stop`.
 //!
@@ -7,123 +7,15 @@
 //! `stop` (`go infinite`) is the only clock, and an answer that comes
 //! before the `stop` is sent can only have overtaken it.
 
-use std::io::{BufRead, BufReader, Write};
-use std::process::{Child, Command, Stdio};
-use std::sync::mpsc::{channel, Receiver};
-use std::time::{Duration, Instant};
+use std::io::Write;
+use std::time::Instant;
+
+use crate::live::{tail, Engine};
 
 /// The engine's bound on lines waiting for their turn (protocol.md).
 const WAITING_BOUND: usize = 1024;
 /// Lines of each command sent behind a search: ten times the bound.
 const FLOOD: usize = 10 * WAITING_BOUND;
-/// Only a hang takes this long; no verdict depends on it.
-const HANG: Duration = Duration::from_secs(120);
-
-/// An engine whose output lines arrive on a channel as they are printed,
-/// read by a thread of its own so that the engine never blocks writing.
-struct Engine {
-    child: Child,
-    stdin: Option<std::process::ChildStdin>,
-    lines: Receiver<String>,
-}
-
-impl Engine {
-    fn start() -> Engine {
-        let mut child = Command::new(env!("CARGO_BIN_EXE_menagerie"))
-            .stdin(Stdio::piped())
-            .stdout(Stdio::piped())
-            .stderr(Stdio::null())
-            .spawn()
-            .expect("the engine starts");
-        let stdout = child.stdout.take().unwrap();
-        let (send, lines) = channel();
-        std::thread::spawn(move || {
-            for line in BufReader::new(stdout).lines() {
-                let Ok(line) = line else { break };
-                if send.send(line).is_err() {
-                    break;
-                }
-            }
-        });
-        Engine {
-            stdin: child.stdin.take(),
-            child,
-            lines,
-        }
-    }
-
-    fn send(&mut self, text: &str) {
-        let stdin = self.stdin.as_mut().expect("input open");
-        stdin.write_all(text.as_bytes()).unwrap();
-        stdin.flush().unwrap();
-    }
-
-    /// Lines until one for which `wanted` holds (included).
-    fn until(&mut self, wanted: impl Fn(&str) -> bool) -> Vec<String> {
-        let deadline = Instant::now() + HANG;
-        let mut seen = Vec::new();
-        loop {
-            let left = deadline.saturating_duration_since(Instant::now());
-            match self.lines.recv_timeout(left) {
-                Ok(line) => {
-                    let done = wanted(&line);
-                    seen.push(line);
-                    if done {
-                        return seen;
-                    }
-                }
-                Err(_) => panic!(
-                    "no awaited line within {HANG:?}; last lines: {:?}",
-                    tail(&seen)
-                ),
-            }
-        }
-    }
-
-    /// Everything printed until the engine exits.
-    fn rest(&mut self) -> Vec<String> {
-        let deadline = Instant::now() + HANG;
-        let mut seen = Vec::new();
-        loop {
-            let left = deadline.saturating_duration_since(Instant::now());
-            match self.lines.recv_timeout(left) {
-                Ok(line) => seen.push(line),
-                Err(std::sync::mpsc::RecvTimeoutError::Disconnected) => return seen,
-                Err(_) => panic!("the engine did not end; last lines: {:?}", tail(&seen)),
-            }
-        }
-    }
-
-    /// The engine's peak resident memory, in KiB.
-    fn peak_kib(&self) -> u64 {
-        crate::common::peak_kib(self.child.id())
-    }
-
-    /// Waits for the exit; its status.
-    fn wait(&mut self) -> std::process::ExitStatus {
-        self.stdin = None;
-        let deadline = Instant::now() + HANG;
-        loop {
-            if let Some(status) = self.child.try_wait().unwrap() {
-                return status;
-            }
-            assert!(Instant::now() < deadline, "the engine did not exit");
-            std::thread::sleep(Duration::from_millis(5));
-        }
-    }
-}
-
-impl Drop for Engine {
-    fn drop(&mut self) {
-        let _ = self.child.kill();
-        let _ = self.child.wait();
-    }
-}
-
-fn tail(lines: &[String]) -> &[String] {
-    &lines[lines.len().saturating_sub(5)..]
-}
-
 /// Starts an infinite search in Safari-Dual and returns once it runs (its
 /// first `info` line is out).
 fn searching() -> Engine {
@@ -370,15 +262,6 @@ fn isready_and_stop_overtake_a_full_queue_behind_a_search() {
     );
 }
 
-impl Engine {
-    /// Sends `quit` and returns every line until the exit.
-    fn rest_after_quit(&mut self) -> Vec<String> {
-        self.send("quit\n");
-        let rest = self.rest();
-        assert!(self.wait().success());
-        rest
-    }
-}
 
 #[test]
 fn a_read_only_command_is_answered_during_a_search_about_the_position_it_started_from() {

@@ -5,6 +5,7 @@
 mod common;
 
 mod awithlaknannai;
+mod barrier;
 mod bench;
 mod board;
 mod cancels;
@@ -17,6 +18,7 @@ mod fuzz;
 mod hdk;
 mod kilkenny;
 mod layers;
+mod live;
 mod multiseat;
 mod network;
 mod new_game;
