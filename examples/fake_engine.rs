@@ -4,6 +4,7 @@
 //! been asked for `--after` moves.
 //!
 //!     fake_engine [--mode MODE] [--after N] [--seed S] [--ms MS] [--lines N] [--pids FILE]
+//!                 [--stop answer|ignore|never|extra] [--log FILE]
 //!
 //! `--pids FILE` appends the engine's process id to FILE (and, in
 //! `grandchild` mode, its helper's), so that a test can check that none
@@ -19,7 +20,22 @@
 //!   also while the opponent thinks.
 //! - `grandchild`: starts a helper that holds its output open, then crashes.
 //! - `slowstart`: waits `--ms` before answering `uci`.
-//! - `think`: takes `--ms` per move, answering `isready` meanwhile.
+//! - `think`: takes `--ms` per move, answering `isready` meanwhile and
+//!   `stop` at once with its move.
+//! - `late`: as `think`, for the one move after `--after`; then at once
+//!   again (`--ms` past the clock: a time loss, and a late `bestmove`).
+//! - `twice`: answers every `go` with two `bestmove` lines.
+//!
+//! `--stop answer` (the default) answers `stop` during a move with that
+//! move; `--stop ignore` lets the move come at its time anyway; `--stop
+//! never` loses the move for good (the search never answers, `isready`
+//! still does); `--stop extra` answers like `answer` and then prints one
+//! more `bestmove`, as an engine does that answers every `stop`, one that
+//! came after its move too.
+//!
+//! `--log FILE` appends one line per `bestmove` printed: the `position`
+//! line it answers, a tab, and the move, so that a test can check that
+//! every move the referee recorded was the answer to its own request.
 //! - `chatty`: takes `--ms` per move, then prints `--lines` `info` lines
 //!   in one burst and its move (an engine reporting every root move at
 //!   every depth).
@@ -44,6 +60,27 @@ fn say(out: &Out, reply: &Reply) {
     let _ = out.flush();
 }
 
+/// Where `bestmove` lines go: the output, and the log of answers.
+#[derive(Clone)]
+struct Answers {
+    out: Out,
+    log: Option<Arc<Mutex<std::fs::File>>>,
+}
+
+impl Answers {
+    /// Prints `reply` (a `bestmove`) as the answer to `position`.
+    fn answer(&self, position: &str, reply: &Reply) {
+        // Logged first: once the referee reads it, it is in the log.
+        if let Some(log) = &self.log {
+            let _ = writeln!(log.lock().unwrap(), "{position}\t{reply}");
+        }
+        say(&self.out, reply);
+    }
+}
+
+/// A move being thought about: its number, its `position`, its answer.
+type Thinking = Arc<Mutex<Option<(u32, String, Reply)>>>;
+
 fn main() {
     let args: Vec<String> = std::env::args().collect();
     let value = |flag: &str| {
@@ -58,6 +95,22 @@ fn main() {
     let ms: u64 = value("--ms").and_then(|v| v.parse().ok()).unwrap_or(0);
     let lines: u32 = value("--lines").and_then(|v| v.parse().ok()).unwrap_or(0);
     let out: Out = Arc::new(Mutex::new(std::io::stdout()));
+    let stop_mode = value("--stop").unwrap_or_else(|| "answer".into());
+    let answers = Answers {
+        out: Arc::clone(&out),
+        log: value("--log").map(|file| {
+            Arc::new(Mutex::new(
+                std::fs::OpenOptions::new()
+                    .create(true)
+                    .append(true)
+                    .open(file)
+                    .expect("log file"),
+            ))
+        }),
+    };
+    let thinking: Thinking = Arc::new(Mutex::new(None));
+    let mut mode = mode;
+    let mut position_line = String::from("position startpos");
 
     if mode == "slowstart" {
         std::thread::sleep(Duration::from_millis(ms));
@@ -126,7 +179,20 @@ fn main() {
                     session = s;
                 }
             }
+            Ok(Some(Command::Stop)) => {
+                let taken = match stop_mode.as_str() {
+                    "ignore" | "never" => None,
+                    _ => thinking.lock().unwrap().take(),
+                };
+                if let Some((_, position, reply)) = taken {
+                    answers.answer(&position, &reply);
+                }
+                if stop_mode == "extra" {
+                    answers.answer(&position_line, &random_move(session.as_ref(), seed, 0));
+                }
+            }
             Ok(Some(Command::Position { notation, moves })) => {
+                position_line = line.trim().to_string();
                 if mode == "reject" {
                     say(
                         &out,
@@ -138,11 +204,18 @@ fn main() {
             }
             Ok(Some(Command::Go(_))) => {
                 asked += 1;
+                // A search still running ends first, with its own answer,
+                // as an engine that is sent `go` while it thinks.
+                let unfinished = thinking.lock().unwrap().take();
+                if let Some((_, position, reply)) = unfinished.filter(|_| stop_mode != "never") {
+                    answers.answer(&position, &reply);
+                }
                 if asked <= after {
-                    say(&out, &random_move(session.as_ref(), seed, asked));
+                    answers.answer(&position_line, &random_move(session.as_ref(), seed, asked));
                     continue;
                 }
-                match mode.as_str() {
+                let current = mode.clone();
+                match current.as_str() {
                     "crash" | "grandchild" => std::process::exit(3),
                     "hang" => loop {
                         std::thread::sleep(Duration::from_secs(60));
@@ -172,15 +245,31 @@ fn main() {
                         let _ = out.write_all(text.as_bytes());
                         let _ = out.flush();
                     }
-                    "think" => {
+                    "think" | "late" => {
                         let reply = random_move(session.as_ref(), seed, asked);
-                        let out = Arc::clone(&out);
+                        *thinking.lock().unwrap() = Some((asked, position_line.clone(), reply));
+                        let (thinking, answers) = (Arc::clone(&thinking), answers.clone());
+                        let lost = stop_mode == "never";
                         std::thread::spawn(move || {
                             std::thread::sleep(Duration::from_millis(ms));
-                            say(&out, &reply);
+                            let mut slot = thinking.lock().unwrap();
+                            if slot.as_ref().is_some_and(|(n, ..)| *n == asked) {
+                                let (_, position, reply) = slot.take().expect("checked");
+                                if !lost {
+                                    answers.answer(&position, &reply);
+                                }
+                            }
                         });
+                        if mode == "late" {
+                            mode = "random".into();
+                        }
                     }
-                    _ => say(&out, &random_move(session.as_ref(), seed, asked)),
+                    "twice" => {
+                        let reply = random_move(session.as_ref(), seed, asked);
+                        answers.answer(&position_line, &reply);
+                        answers.answer(&position_line, &reply);
+                    }
+                    _ => answers.answer(&position_line, &random_move(session.as_ref(), seed, asked)),
                 }
             }
             _ => {}

@@ -10,12 +10,14 @@
 //!   group this process started;
 //! - [`bundled`]: finding the engine installed next to a program;
 //! - [`disk`]: free disk space;
-//! - [`priority`]: lowering a thread's priority.
+//! - [`priority`]: lowering a thread's priority;
+//! - [`load`]: the cores and the threads runnable, how busy the machine is.
 
 pub mod bundled;
 pub mod disk;
 pub mod group;
 pub mod lines;
+pub mod load;
 pub mod memory;
 pub mod priority;
 pub mod signals;

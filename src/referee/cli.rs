@@ -27,7 +27,8 @@ Examples (from a clone: cargo build --release, then run them in target/release, 
 ./menagerie is the engine and ./referee this program):
   referee
       a short demo: the bundled engine at full strength against its greedy
-      setting (Skill 1), 10 games of safari-dual at 20 ms per move
+      setting (Skill 1), 10 games of safari-dual at 20,000 nodes per move
+      (fixed work: the result is the same on a busy machine)
   referee --engine ./menagerie name=new --engine ./menagerie name=old option.Skill=10 \\
           --game awithlaknannai-mosona --rounds 50 --tc 5+0.05 --random-openings 6 \\
           --concurrency 2 --record games.txt
@@ -156,7 +157,9 @@ struct Cli {
     startup_timeout: u64,
 
     /// Milliseconds an engine may take to answer isready (between games, and
-    /// pings during searches without a time limit) before it forfeits.
+    /// pings during searches without a time limit) before it forfeits; and
+    /// to answer stop with its bestmove after a time loss before it is
+    /// restarted.
     #[arg(long, default_value_t = 3000, value_name = "MS")]
     stall_timeout: u64,
 
@@ -220,6 +223,10 @@ pub fn main(games: &'static [GameEntry]) -> ExitCode {
 /// every time (`--seed` still chooses others).
 const DEMO_SEED: u64 = 2026;
 
+/// Nodes per move of the demo, when no limit is given: under a second
+/// for the whole demo here, and the same games on any machine.
+const DEMO_NODES: u64 = 20_000;
+
 fn play_match(config: &MatchConfig, demo: bool, interrupted: &AtomicBool) -> ExitCode {
     let mut out = std::io::stdout();
     if demo && !config.quiet {
@@ -246,6 +253,10 @@ fn play_match(config: &MatchConfig, demo: bool, interrupted: &AtomicBool) -> Exi
         return ExitCode::SUCCESS;
     }
     report::summary(&outcome.board, !config.quiet, &mut out);
+    report::upkeep(&outcome.board.engines, &outcome.upkeep, &mut out);
+    if let Some(machine) = &outcome.load {
+        report::machine(machine, &mut out);
+    }
     if outcome.engine_moves > 0 && !config.quiet {
         // Output nobody reads (a closed pipe) never stops the match, its
         // records or its JSON.
@@ -476,6 +487,10 @@ fn config(
         Limit::Depth(d)
     } else if let Some(n) = cli.nodes {
         Limit::Nodes(n)
+    } else if engine_args.is_empty() {
+        // The demo plays fixed work, so that no load on the machine (a
+        // stalled engine, another job) changes its games.
+        Limit::Nodes(DEMO_NODES)
     } else {
         Limit::MoveTime(20)
     };

@@ -13,7 +13,7 @@ use std::time::{Duration, Instant};
 
 use super::clock::{Clocks, Overrun};
 use super::config::PlaySettings;
-use super::outcome::{Ending, Forfeit, Thought};
+use super::outcome::{Ending, Forfeit, Restart, Thought, Upkeep};
 use super::process::{describe, EngineProcess, Heard};
 use super::spec::Limit;
 use menagerie_rules::game::session::DynSession;
@@ -37,6 +37,8 @@ pub struct Finished {
     pub winning_seat: Option<char>,
     /// Milliseconds the referee spent between engine replies.
     pub referee_ms: f64,
+    /// Restarts and ignored replies this game needed.
+    pub upkeep: Upkeep,
 }
 
 /// Everything one game needs: the match's settings, read where they are
@@ -60,10 +62,56 @@ enum Turn {
     Aborted,
 }
 
+/// How long an abandoned game (Ctrl-C) waits for a stopped search's
+/// `bestmove`, at most: the engine is told to quit right after.
+const ABANDONED_STOP_WAIT: Duration = Duration::from_millis(500);
+
 /// Plays one game on engines already started; `None` if `abort` was set
-/// (the game counts for nothing). An engine that forfeits in a way that
-/// leaves it unusable is left for the caller to restart.
+/// (the game counts for nothing). Whenever the game ends while an engine
+/// still thinks (its time loss, Ctrl-C), that engine is told to `stop`
+/// and read up to that search's `bestmove`, so that nothing of it is
+/// taken for a later request; one that does not answer by the stall
+/// deadline, or that forfeited in a way that leaves it unusable, is
+/// marked in [`Finished::upkeep`] for the caller to restart.
 pub fn play(
+    spec: &GameSpec,
+    engines: &mut [EngineProcess; 2],
+    abort: &AtomicBool,
+) -> Option<Finished> {
+    let strays_before = [engines[0].strays(), engines[1].strays()];
+    let finished = play_moves(spec, engines, abort);
+    let wait = match finished {
+        Some(_) => spec.stall,
+        None => spec.stall.min(ABANDONED_STOP_WAIT),
+    };
+    let mut upkeep = Upkeep::default();
+    for (e, engine) in engines.iter_mut().enumerate() {
+        let unusable = match &finished {
+            Some(Finished {
+                ending: Ending::Forfeit {
+                    engine, forfeit, ..
+                },
+                ..
+            }) if *engine == e && forfeit.needs_restart() => Some(forfeit.kind()),
+            _ => None,
+        };
+        upkeep.restart[e] = match unusable {
+            Some(kind) => Some(Restart::Forfeit(kind)),
+            None => engine
+                .settle(Instant::now() + wait)
+                .err()
+                .map(|why| Restart::NoAnswerToStop(why.to_string())),
+        };
+        if let Some(why) = &upkeep.restart[e] {
+            log::warn!("engine {}: restarted ({why})", engine.name);
+        }
+        upkeep.strays[e] = engine.strays() - strays_before[e];
+    }
+    finished.map(|finished| Finished { upkeep, ..finished })
+}
+
+/// The moves of one game, until it ends or `abort`.
+fn play_moves(
     spec: &GameSpec,
     engines: &mut [EngineProcess; 2],
     abort: &AtomicBool,
@@ -218,6 +266,7 @@ impl Game<'_> {
             thoughts: self.thoughts,
             winning_seat,
             referee_ms: self.referee.as_secs_f64() * 1000.0,
+            upkeep: Upkeep::default(),
         }
     }
 }
@@ -267,7 +316,10 @@ fn failure(heard: Heard) -> Forfeit {
 /// Most lines an engine may print for one move before it floods.
 const MAX_LINES_PER_MOVE: u32 = 100_000;
 
-/// Sends the position and `go`, and waits for `bestmove`.
+/// Sends `isready`, the position and `go` in one write, and waits for
+/// the `bestmove` that answers this `go`: lines before the `readyok` of
+/// that `isready` belong to earlier requests (a late answer is skipped
+/// by [`EngineProcess::hear`], its `info` lines here).
 fn ask_move(
     engine: &mut EngineProcess,
     spec: &GameSpec,
@@ -283,7 +335,7 @@ fn ask_move(
     };
     let go = Command::Go(clocks.go(seat));
     let started = Instant::now();
-    if engine.send_all(&[position, go]).is_err() {
+    if engine.send_all(&[Command::IsReady, position, go]).is_err() {
         return Turn::Failed(gone(engine));
     }
     let deadline = clocks
@@ -316,6 +368,7 @@ fn ask_move(
                             None => Turn::Failed(Forfeit::IllegalMove("(none)".to_string())),
                         };
                     }
+                    Reply::Info(_) if !engine.answering() => {}
                     Reply::Info(info) => {
                         thought.depth = info.depth().or(thought.depth);
                         thought.score = info.score().or(thought.score);

@@ -28,6 +28,7 @@ pub mod cli;
 pub mod clock;
 pub mod config;
 pub mod game;
+pub mod load;
 pub mod matches;
 pub mod merge;
 pub mod outcome;

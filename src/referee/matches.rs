@@ -15,7 +15,8 @@ use std::time::{Duration, Instant};
 
 use super::checksum::Fingerprint;
 use super::config::{MatchConfig, Seating};
-use super::outcome::{Ending, Score};
+use super::load::{self, MachineLoad};
+use super::outcome::{Ending, Score, UpkeepCounts};
 use super::process::EngineProcess;
 use super::record::{read_file_past_a_cut, Read, Record, RecordError, RecordFile, RecordFileError};
 use super::report;
@@ -98,6 +99,10 @@ pub struct MatchOutcome {
     /// engine moves, for its overhead.
     pub referee_ms: f64,
     pub engine_moves: u64,
+    /// Engine restarts and ignored replies in this run.
+    pub upkeep: UpkeepCounts,
+    /// How busy the machine was, for a match on a clock.
+    pub load: Option<MachineLoad>,
 }
 
 /// A match under way: its settings, its record file, what it has counted.
@@ -113,6 +118,8 @@ pub struct Match<'a> {
     stop: Arc<AtomicBool>,
     referee_ms: f64,
     engine_moves: u64,
+    upkeep: UpkeepCounts,
+    load: Option<MachineLoad>,
     /// Games counted in this run, and how many it set out to play.
     finished_here: u32,
     to_play: u32,
@@ -203,6 +210,8 @@ impl<'a> Match<'a> {
             stop: Arc::new(AtomicBool::new(false)),
             referee_ms: 0.0,
             engine_moves: 0,
+            upkeep: UpkeepCounts::default(),
+            load: None,
             finished_here: 0,
             to_play: 0,
         })
@@ -217,9 +226,15 @@ impl<'a> Match<'a> {
             .filter(|&index| !self.board.has(index))
             .collect();
         self.to_play = queue.len() as u32;
+        if load::timed(config) && !config.dry_run && !queue.is_empty() {
+            self.load = Some(MachineLoad::at_start(config));
+        }
         if !config.quiet {
             report::header(config, self.to_play, self.out);
             warn_if_games_repeat(config, self.out);
+            if let Some(machine) = self.load.as_ref().filter(|l| l.busy()) {
+                let _ = writeln!(self.out, "{}", load::warning(machine));
+            }
         }
         queue
     }
@@ -310,6 +325,10 @@ impl<'a> Match<'a> {
         }
         self.referee_ms += done.finished.referee_ms;
         self.engine_moves += done.finished.thoughts.len() as u64;
+        self.upkeep.add(&done.finished.upkeep);
+        if let (Some(machine), Some(reading)) = (self.load.as_mut(), done.load_reading) {
+            machine.add(reading);
+        }
         let record = self.record_of(&done);
         if let Some(file) = self.record_file.as_mut() {
             if let Err(why) = file.append(&record) {
@@ -351,6 +370,8 @@ impl<'a> Match<'a> {
             finish: self.finish,
             referee_ms: self.referee_ms,
             engine_moves: self.engine_moves,
+            upkeep: self.upkeep,
+            load: self.load,
         }
     }
 

@@ -246,3 +246,61 @@ pub struct Thought {
     pub depth: Option<u32>,
     pub score: Option<ScoreText>,
 }
+
+/// What keeping the engine processes in step took in one game, beside
+/// its result: the referee's own bookkeeping, not part of the record.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct Upkeep {
+    /// Per engine: why its process is killed after this game (the next
+    /// game starts it afresh), if it is.
+    pub restart: [Option<Restart>; 2],
+    /// Per engine: `bestmove` lines that answered no `go` of the game (a
+    /// late answer, or a second one), ignored.
+    pub strays: [u64; 2],
+}
+
+/// Why an engine process was started again.
+#[derive(Clone, Debug, PartialEq, Eq, PartialOrd, Ord)]
+pub enum Restart {
+    /// A forfeit that leaves the process unusable (a crash, a stall,
+    /// garbage, a flood, no start).
+    Forfeit(ForfeitKind),
+    /// Told to stop a search the referee gave up on, it did not answer
+    /// with that search's `bestmove` by the deadline: what happened.
+    NoAnswerToStop(String),
+}
+
+impl fmt::Display for Restart {
+    fn fmt(&self, f: &mut fmt::Formatter) -> fmt::Result {
+        match self {
+            Restart::Forfeit(kind) => write!(f, "after a {kind} forfeit"),
+            Restart::NoAnswerToStop(why) => write!(f, "no answer to stop ({why})"),
+        }
+    }
+}
+
+/// The engine processes' upkeep over a match run: restarts by reason,
+/// and `bestmove` lines that answered no request (ignored).
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct UpkeepCounts {
+    pub restarts: [std::collections::BTreeMap<String, u32>; 2],
+    pub strays: [u64; 2],
+}
+
+impl UpkeepCounts {
+    /// Adds one game's upkeep.
+    pub fn add(&mut self, upkeep: &Upkeep) {
+        for e in 0..2 {
+            if let Some(why) = &upkeep.restart[e] {
+                *self.restarts[e].entry(why.to_string()).or_default() += 1;
+            }
+            self.strays[e] += upkeep.strays[e];
+        }
+    }
+
+    /// Restarts of engine `e`.
+    pub fn restarts_of(&self, e: usize) -> u32 {
+        self.restarts[e].values().sum()
+    }
+}
+

@@ -176,8 +176,16 @@ pub struct EngineProcess {
     pub options: Vec<OptionLine>,
     /// `info string error` lines heard since the last [`Self::take_errors`].
     errors: Vec<String>,
-    /// `isready` sent and not yet answered.
-    pings: u32,
+    /// `isready` lines sent, and `readyok` lines heard.
+    pings_sent: u64,
+    pongs_heard: u64,
+    /// A `go` sent whose `bestmove` has not been heard: the number of
+    /// `isready` lines sent before it, whose `readyok` must all come
+    /// first. A `bestmove` is taken only as the answer to this `go`.
+    awaited: Option<u64>,
+    /// `bestmove` lines that answered no `go` of ours (a late answer to
+    /// a search given up on, or a second answer), ignored.
+    strays: u64,
 }
 
 impl EngineProcess {
@@ -204,7 +212,10 @@ impl EngineProcess {
             name: name.to_string(),
             options: Vec::new(),
             errors: Vec::new(),
-            pings: 0,
+            pings_sent: 0,
+            pongs_heard: 0,
+            awaited: None,
+            strays: 0,
         };
         let deadline = Instant::now() + timeout;
         let handshake = |engine: &mut EngineProcess| -> Result<(), WaitError> {
@@ -272,8 +283,13 @@ impl EngineProcess {
     pub fn send_all(&mut self, commands: &[ProtocolCommand]) -> Result<(), Gone> {
         let mut buffer = String::new();
         for command in commands {
-            if *command == ProtocolCommand::IsReady {
-                self.pings += 1;
+            match command {
+                ProtocolCommand::IsReady => self.pings_sent += 1,
+                ProtocolCommand::Go(_) => {
+                    debug_assert!(self.awaited.is_none(), "a go while one is unanswered");
+                    self.awaited = Some(self.pings_sent);
+                }
+                _ => {}
             }
             let line = command.to_string();
             // Whole: the log is for finding out what was said.
@@ -289,8 +305,67 @@ impl EngineProcess {
 
     /// The next thing heard from the engine, waiting until `deadline`.
     /// Lines already written come first; then an ended process; then the
-    /// wait, looking at the process every [`LIVENESS_POLL`].
+    /// wait, looking at the process every [`LIVENESS_POLL`]. A `bestmove`
+    /// is passed on only as the answer to the `go` awaited, once the
+    /// `readyok` of every `isready` sent before that `go` has come; any
+    /// other is a stray, counted and skipped.
     pub fn hear(&mut self, deadline: Instant) -> Heard {
+        loop {
+            match self.hear_any(deadline) {
+                Heard::Reply(Reply::BestMove(mv)) if !self.answering() => {
+                    self.strays += 1;
+                    log::warn!(
+                        "engine {}: 'bestmove {}' answers no go of ours; ignored",
+                        self.name,
+                        mv.as_deref().unwrap_or("(none)")
+                    );
+                }
+                Heard::Reply(Reply::BestMove(mv)) => {
+                    self.awaited = None;
+                    return Heard::Reply(Reply::BestMove(mv));
+                }
+                heard => return heard,
+            }
+        }
+    }
+
+    /// Whether what the engine says now answers the `go` awaited: one
+    /// was sent, and every `isready` sent before it has been answered.
+    pub fn answering(&self) -> bool {
+        self.awaited.is_some_and(|pings| self.pongs_heard >= pings)
+    }
+
+    /// Whether a `go` was sent whose `bestmove` has not come.
+    pub fn thinking(&self) -> bool {
+        self.awaited.is_some()
+    }
+
+    /// `bestmove` lines so far that answered no `go` of ours.
+    pub fn strays(&self) -> u64 {
+        self.strays
+    }
+
+    /// Ends a search the referee no longer wants an answer to (a time
+    /// loss, an abandoned game): `stop`, then everything up to that
+    /// search's own `bestmove`, by `deadline`, so that nothing of it is
+    /// taken for a later request. Nothing to do if no `go` is awaited.
+    pub fn settle(&mut self, deadline: Instant) -> Result<(), WaitError> {
+        if !self.thinking() {
+            return Ok(());
+        }
+        self.send(&ProtocolCommand::Stop)?;
+        loop {
+            match self.hear(deadline) {
+                Heard::Reply(Reply::BestMove(_)) => return Ok(()),
+                Heard::Reply(_) => {}
+                Heard::Timeout => return Err(WaitError::Timeout("bestmove", None)),
+                other => return Err(WaitError::Heard("bestmove", Box::new(other))),
+            }
+        }
+    }
+
+    /// [`Self::hear`] without the check of `bestmove` lines.
+    fn hear_any(&mut self, deadline: Instant) -> Heard {
         loop {
             match self.lines.try_recv() {
                 Ok(raw) => return self.heard(raw),
@@ -336,7 +411,8 @@ impl EngineProcess {
                 log::debug!("{} > {}", self.name, line);
                 let reply = Reply::read(&line);
                 if reply == Reply::ReadyOk {
-                    self.pings = self.pings.saturating_sub(1);
+                    // A `readyok` nobody asked for answers nothing later.
+                    self.pongs_heard = (self.pongs_heard + 1).min(self.pings_sent);
                 }
                 if let Reply::Error { command, message } = &reply {
                     let said = format!("{command}: {message}");
@@ -355,7 +431,7 @@ impl EngineProcess {
         self.send(&ProtocolCommand::IsReady)?;
         loop {
             match self.hear(deadline) {
-                Heard::Reply(Reply::ReadyOk) if self.pings == 0 => return Ok(()),
+                Heard::Reply(Reply::ReadyOk) if self.pings() == 0 => return Ok(()),
                 Heard::Reply(_) => {}
                 Heard::Timeout => return Err(WaitError::Timeout("readyok", None)),
                 other => return Err(WaitError::Heard("readyok", Box::new(other))),
@@ -364,8 +440,8 @@ impl EngineProcess {
     }
 
     /// `isready` sent and not yet answered.
-    pub fn pings(&self) -> u32 {
-        self.pings
+    pub fn pings(&self) -> u64 {
+        self.pings_sent.saturating_sub(self.pongs_heard)
     }
 
     /// The engine's error lines since the last call, oldest first.

@@ -281,3 +281,42 @@ pub fn summary(board: &Scoreboard, separated: bool, out: &mut dyn Write) {
         );
     }
 }
+
+/// How the engine processes were kept in step: restarts with their
+/// reasons, and replies that answered no request. Nothing when neither
+/// happened.
+pub fn upkeep(names: &[String; 2], upkeep: &super::outcome::UpkeepCounts, out: &mut dyn Write) {
+    let restarts: Vec<String> = (0..2)
+        .filter(|&e| upkeep.restarts_of(e) > 0)
+        .map(|e| {
+            let why: Vec<String> = upkeep.restarts[e]
+                .iter()
+                .map(|(why, n)| format!("{n} {why}"))
+                .collect();
+            format!("{} {} ({})", names[e], upkeep.restarts_of(e), why.join("; "))
+        })
+        .collect();
+    if !restarts.is_empty() {
+        let _ = writeln!(out, "Engine restarts: {}", restarts.join(", "));
+    }
+    let strays: Vec<String> = (0..2)
+        .filter(|&e| upkeep.strays[e] > 0)
+        .map(|e| format!("{} {}", names[e], upkeep.strays[e]))
+        .collect();
+    if !strays.is_empty() {
+        let _ = writeln!(
+            out,
+            "Replies to no request (a bestmove after its search was given up, or a second one; ignored): {}",
+            strays.join(", ")
+        );
+    }
+}
+
+/// The machine's load over a match on a clock, and the warning when it
+/// was busier than its cores.
+pub fn machine(load: &super::load::MachineLoad, out: &mut dyn Write) {
+    let _ = writeln!(out, "Machine: {load}");
+    if load.busy() {
+        let _ = writeln!(out, "{}", super::load::warning(load));
+    }
+}

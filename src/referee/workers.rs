@@ -34,6 +34,9 @@ pub struct Done {
     pub engine_of_seat: [usize; MAX_SEATS],
     pub order: Vec<Seat>,
     pub finished: Finished,
+    /// Other threads runnable when the game ended, for a match on a
+    /// clock ([`super::load`]).
+    pub load_reading: Option<f64>,
 }
 
 /// An engine that did not start, or refused its options.
@@ -119,6 +122,9 @@ pub fn worker(
                 return;
             }
         }
+        let load_reading = super::load::timed(config)
+            .then(|| super::load::reading_at_game_end(config))
+            .flatten();
         let done = Done {
             counted: counted.clone(),
             index,
@@ -126,6 +132,7 @@ pub fn worker(
             engine_of_seat,
             order,
             finished,
+            load_reading,
         };
         if sender.send(done).is_err() || was_counted.recv().is_err() {
             return;
@@ -165,6 +172,7 @@ fn play_one(
                         thoughts: Vec::new(),
                         winning_seat: None,
                         referee_ms: 0.0,
+                        upkeep: Default::default(),
                     });
                 }
             }
@@ -186,17 +194,13 @@ fn play_one(
     let [a2, b2] = pair_of_processes;
     *a = Some(a2);
     *b = Some(b2);
-    if let Some(Finished {
-        ending: Ending::Forfeit {
-            engine, forfeit, ..
-        },
-        ..
-    }) = &finished
-    {
-        if forfeit.needs_restart() {
-            // The whole process group goes; the next game starts afresh.
-            if let Some(mut process) = engines[*engine].take() {
-                process.kill();
+    if let Some(finished) = &finished {
+        for (e, restart) in finished.upkeep.restart.iter().enumerate() {
+            if restart.is_some() {
+                // The whole process group goes; the next game starts afresh.
+                if let Some(mut process) = engines[e].take() {
+                    process.kill();
+                }
             }
         }
     }

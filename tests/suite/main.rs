@@ -31,6 +31,7 @@ mod protocol_doc;
 mod random_play;
 mod referee;
 mod referee_faults;
+mod referee_step;
 mod safari;
 mod selfplay;
 mod shards;
