@@ -129,12 +129,9 @@ impl fmt::Display for MachineLoad {
     }
 }
 
-/// The warning for a busy machine: why, and what to do.
-pub fn warning(load: &MachineLoad) -> String {
-    format!(
-        "Warning: this machine is busy for a match on a clock ({load}): moves get less time than their budget, so time losses and weaker play may decide games. Fixed nodes (--nodes) give results no load changes; or lower --concurrency."
-    )
-}
+/// The warning for a busy machine (after the `Machine:` line of its
+/// readings): why, and what to do.
+pub const WARNING: &str = "Warning: this machine is busier than its cores for a match on a clock: moves get less time than their budget, so time losses and weaker play may decide games. Fixed nodes (--nodes) give results no load changes; or lower --concurrency.";
 
 #[cfg(test)]
 mod tests {

@@ -233,7 +233,7 @@ impl<'a> Match<'a> {
             report::header(config, self.to_play, self.out);
             warn_if_games_repeat(config, self.out);
             if let Some(machine) = self.load.as_ref().filter(|l| l.busy()) {
-                let _ = writeln!(self.out, "{}", load::warning(machine));
+                report::machine(machine, self.out);
             }
         }
         queue

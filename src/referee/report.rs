@@ -317,6 +317,6 @@ pub fn upkeep(names: &[String; 2], upkeep: &super::outcome::UpkeepCounts, out: &
 pub fn machine(load: &super::load::MachineLoad, out: &mut dyn Write) {
     let _ = writeln!(out, "Machine: {load}");
     if load.busy() {
-        let _ = writeln!(out, "{}", super::load::warning(load));
+        let _ = writeln!(out, "{}", super::load::WARNING);
     }
 }

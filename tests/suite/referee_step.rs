@@ -11,7 +11,6 @@
 //! time answer at once, against a clock of a second a move; late ones
 //! answer a minute late unless stopped.
 
-use std::collections::{HashMap, HashSet};
 use std::path::{Path, PathBuf};
 use std::process::Command;
 
@@ -19,76 +18,28 @@ use crate::common;
 use menagerie_referee::outcome::Reason;
 use menagerie_referee::record::{read_file, Record};
 use menagerie_rules::catalogue::{self, GAMES};
-use menagerie_wire::command::Command as Protocol;
 
 fn temp(name: &str) -> PathBuf {
     common::temp_path("step", name)
 }
 
-/// The answers an engine's log holds: (`position` line, move).
-type Answers = HashSet<(String, String)>;
-
-/// Reads answer logs: the fake engine's (`position` line, a tab, the
-/// `bestmove` line) or the real engine's `RUST_LOG=debug` log, where the
-/// n-th `bestmove` out answers the n-th `go` in, whose position is the
-/// last `position` line in before it.
-fn answers_in(log: &Path) -> Answers {
-    let text = std::fs::read_to_string(log).unwrap_or_default();
-    let mut answers = Answers::new();
-    let mut position = String::new();
-    let mut asked = std::collections::VecDeque::new();
-    for line in text.lines() {
-        if let Some((position, reply)) = line.split_once('\t') {
-            if let Some(mv) = reply.strip_prefix("bestmove ") {
-                answers.insert((position.to_string(), mv.to_string()));
-            }
-        } else if let Some(input) = line.split_once("] in: ").map(|(_, l)| l) {
-            if input.starts_with("position ") {
-                position = input.to_string();
-            } else if input.starts_with("go") {
-                asked.push_back(position.clone());
-            }
-        } else if let Some(mv) = line.split_once("] out: bestmove ").map(|(_, m)| m) {
-            let asked_for = asked.pop_front().expect("a bestmove answers a go");
-            answers.insert((asked_for, mv.to_string()));
-        }
-    }
-    answers
-}
-
-/// Checks every engine move of every record against the answers of the
-/// engine that played it; the number of moves checked.
-fn every_move_answers_its_own_request(records: &[Record], logs: &HashMap<String, Answers>) -> usize {
-    let mut checked = 0;
-    for record in records {
-        let mut session =
-            catalogue::new_session_named(&GAMES, &record.game, &record.rules).expect("ruleset");
-        session.set_position(Some(&record.start), &[]).expect("start");
-        for (ply, mv) in record.moves.iter().enumerate() {
-            if !session.awaiting_chance() {
-                let letter = session.side_letter();
-                let engine = &record.seats.iter().find(|(l, _)| *l == letter).unwrap().1;
-                let position = Protocol::Position {
-                    notation: Some(record.start.clone()),
-                    moves: record.moves[..ply].to_vec(),
-                }
-                .to_string();
-                assert!(
-                    logs[engine].contains(&(position.clone(), mv.clone())),
-                    "game {}: {engine}'s move {mv} at ply {ply} answers no request of that position ({position})",
-                    record.index + 1
-                );
-                checked += 1;
-            }
-            session.play_moves(std::slice::from_ref(mv)).expect("legal");
-        }
-    }
-    checked
+/// Runs `examples/answer_check.rs` on the records and the logs: every
+/// engine move must be its engine's answer to that position, by its own
+/// log. The number of moves checked.
+fn every_move_answers_its_own_request(records: &Path, logs: &[PathBuf]) -> usize {
+    let out = Command::new(common::example("answer_check"))
+        .arg(records)
+        .args(logs)
+        .output()
+        .unwrap();
+    let text = String::from_utf8_lossy(&out.stdout);
+    assert!(out.status.success(), "{text}{}", String::from_utf8_lossy(&out.stderr));
+    text.split_whitespace().next().unwrap().parse().unwrap()
 }
 
 /// A match of `games` Safari-Dual games between two engine command lines
 /// at a second a move; its records and its printed summary.
-fn play(name: &str, a: &str, b: &str, games: u32, extra: &[&str]) -> (Vec<Record>, String) {
+fn play(name: &str, a: &str, b: &str, games: u32, extra: &[&str]) -> (Vec<Record>, String, PathBuf) {
     let record = temp(&format!("{name}.txt"));
     let _ = std::fs::remove_file(&record);
     let games = games.to_string();
@@ -112,12 +63,14 @@ fn play(name: &str, a: &str, b: &str, games: u32, extra: &[&str]) -> (Vec<Record
         .output()
         .unwrap();
     assert!(replay.status.success(), "{}", String::from_utf8_lossy(&replay.stdout));
-    (read_file(&record).unwrap(), text)
+    (read_file(&record).unwrap(), text, record)
 }
 
-/// The fake engine with an answer log, and its log's path.
+/// The fake engine with an answer log, and its log's path, named for
+/// the engine `name` plays as (`a`, `b`) as answer_check wants it.
 fn fake(name: &str, args: &str) -> (String, PathBuf) {
-    let log = temp(&format!("{name}.log"));
+    let (test, engine) = name.rsplit_once('-').unwrap();
+    let log = temp(&format!("{engine}.{test}.log"));
     let _ = std::fs::remove_file(&log);
     (
         format!("{} {args} --log {}", common::example("fake_engine"), log.display()),
@@ -136,12 +89,6 @@ fn forfeits(records: &[Record]) -> Vec<(String, String)> {
         .collect()
 }
 
-fn logs(pairs: &[(&str, &Path)]) -> HashMap<String, Answers> {
-    pairs
-        .iter()
-        .map(|(name, log)| (name.to_string(), answers_in(log)))
-        .collect()
-}
 
 #[test]
 fn a_late_answer_once_costs_one_game_and_every_later_game_is_in_step() {
@@ -149,11 +96,18 @@ fn a_late_answer_once_costs_one_game_and_every_later_game_is_in_step() {
     // stop, the engine answers with that move, which is read and dropped.
     let (a, a_log) = fake("late-once-a", "--mode late --after 3 --ms 60000 --seed 3");
     let (b, b_log) = fake("late-once-b", "--seed 4");
-    let (records, text) = play("late-once", &a, &b, 8, &[]);
+    let (records, text, record) = play("late-once", &a, &b, 8, &[]);
     assert_eq!(records.len(), 8);
     assert_eq!(forfeits(&records), [("a".to_string(), "time-loss".to_string())], "{text}");
-    let checked = every_move_answers_its_own_request(&records, &logs(&[("a", &a_log), ("b", &b_log)]));
+    let checked = every_move_answers_its_own_request(&record, &[a_log.clone(), b_log]);
     assert!(checked > 8 * 4, "{checked}");
+    // Without b's log, b's moves answer nothing: the check can fail.
+    let alone = Command::new(common::example("answer_check"))
+        .arg(&record)
+        .arg(&a_log)
+        .output()
+        .unwrap();
+    assert_eq!(alone.status.code(), Some(1));
     assert!(!text.contains("Engine restarts"), "{text}");
     assert!(!text.contains("Replies to no request"), "{text}");
 }
@@ -162,12 +116,12 @@ fn a_late_answer_once_costs_one_game_and_every_later_game_is_in_step() {
 fn an_engine_late_on_every_move_loses_each_game_on_time_and_nothing_else() {
     let (a, a_log) = fake("late-always-a", "--mode think --ms 60000 --seed 3");
     let (b, b_log) = fake("late-always-b", "--seed 4");
-    let (records, text) = play("late-always", &a, &b, 6, &[]);
+    let (records, text, record) = play("late-always", &a, &b, 6, &[]);
     assert_eq!(records.len(), 6);
     let lost = forfeits(&records);
     assert_eq!(lost.len(), 6, "{text}");
     assert!(lost.iter().all(|(by, kind)| by == "a" && kind == "time-loss"), "{lost:?}");
-    every_move_answers_its_own_request(&records, &logs(&[("a", &a_log), ("b", &b_log)]));
+    every_move_answers_its_own_request(&record, &[a_log, b_log]);
     assert!(!text.contains("Engine restarts"), "{text}");
 }
 
@@ -176,9 +130,9 @@ fn a_late_answer_that_comes_by_itself_after_the_clock_is_drained_too() {
     // The late move comes 1.5 s after its `go`, stop or no stop.
     let (a, a_log) = fake("late-ignore-a", "--mode late --after 2 --ms 1500 --stop ignore --seed 3");
     let (b, b_log) = fake("late-ignore-b", "--seed 4");
-    let (records, text) = play("late-ignore", &a, &b, 6, &[]);
+    let (records, text, record) = play("late-ignore", &a, &b, 6, &[]);
     assert_eq!(forfeits(&records), [("a".to_string(), "time-loss".to_string())], "{text}");
-    every_move_answers_its_own_request(&records, &logs(&[("a", &a_log), ("b", &b_log)]));
+    every_move_answers_its_own_request(&record, &[a_log, b_log]);
     assert!(!text.contains("Engine restarts"), "{text}");
 }
 
@@ -186,9 +140,9 @@ fn a_late_answer_that_comes_by_itself_after_the_clock_is_drained_too() {
 fn an_engine_that_answers_twice_plays_in_step_and_its_second_answers_are_counted() {
     let (a, a_log) = fake("twice-a", "--mode twice --seed 3");
     let (b, b_log) = fake("twice-b", "--seed 4");
-    let (records, text) = play("twice", &a, &b, 6, &[]);
+    let (records, text, record) = play("twice", &a, &b, 6, &[]);
     assert_eq!(forfeits(&records), [], "{text}");
-    every_move_answers_its_own_request(&records, &logs(&[("a", &a_log), ("b", &b_log)]));
+    every_move_answers_its_own_request(&record, &[a_log, b_log]);
     // One stray per move of `a`, but for the last one when the match
     // ended before it was read.
     let moves_of_a: usize = records.iter().map(|r| moves_of(r, "a")).sum();
@@ -223,9 +177,9 @@ fn an_engine_that_answers_stop_with_one_move_too_many_plays_in_step() {
     // (as an engine does that answers a stop that came after its move).
     let (a, a_log) = fake("extra-a", "--mode late --after 2 --ms 60000 --stop extra --seed 3");
     let (b, b_log) = fake("extra-b", "--seed 4");
-    let (records, text) = play("extra", &a, &b, 6, &[]);
+    let (records, text, record) = play("extra", &a, &b, 6, &[]);
     assert_eq!(forfeits(&records), [("a".to_string(), "time-loss".to_string())], "{text}");
-    every_move_answers_its_own_request(&records, &logs(&[("a", &a_log), ("b", &b_log)]));
+    every_move_answers_its_own_request(&record, &[a_log, b_log]);
     assert!(text.contains("Replies to no request"), "{text}");
     assert!(!text.contains("Engine restarts"), "{text}");
 }
@@ -237,12 +191,12 @@ fn an_engine_that_never_answers_stop_is_restarted_and_the_restarts_are_reported(
     // restart; the next game starts a fresh process.
     let (a, a_log) = fake("never-a", "--mode late --after 2 --ms 600000 --stop never --seed 3");
     let (b, b_log) = fake("never-b", "--seed 4");
-    let (records, text) = play("never", &a, &b, 6, &["--stall-timeout", "500"]);
+    let (records, text, record) = play("never", &a, &b, 6, &["--stall-timeout", "500"]);
     assert_eq!(records.len(), 6);
     let lost = forfeits(&records);
     assert!(!lost.is_empty());
     assert!(lost.iter().all(|(by, kind)| by == "a" && kind == "time-loss"), "{lost:?}\n{text}");
-    every_move_answers_its_own_request(&records, &logs(&[("a", &a_log), ("b", &b_log)]));
+    every_move_answers_its_own_request(&record, &[a_log, b_log]);
     assert!(
         text.contains(&format!(
             "Engine restarts: a {} ({} no answer to stop (no 'bestmove' in time))",
@@ -329,15 +283,67 @@ fn real_engines_paused_at_random_moments_play_every_game_in_step() {
     for (by, kind) in forfeits(&records) {
         assert_eq!(kind, "time-loss", "{by}: {text}");
     }
-    let mut answers: HashMap<String, Answers> = HashMap::new();
-    for entry in std::fs::read_dir(&dir).unwrap() {
-        let path = entry.unwrap().path();
-        let name = path.file_name().unwrap().to_string_lossy().into_owned();
-        if let Some(engine) = name.strip_suffix(".log").and_then(|n| n.split('.').next()) {
-            answers.entry(engine.to_string()).or_default().extend(answers_in(&path));
-        }
-    }
-    let checked = every_move_answers_its_own_request(&records, &answers);
+    let logs: Vec<PathBuf> = std::fs::read_dir(&dir)
+        .unwrap()
+        .map(|entry| entry.unwrap().path())
+        .filter(|path| path.extension().is_some_and(|e| e == "log"))
+        .collect();
+    let checked = every_move_answers_its_own_request(&record, &logs);
     eprintln!("{pauses} pauses, {checked} moves checked against the engines' logs");
     assert!(pauses > 0 && checked > 0);
+}
+
+/// A short match of fake engines; the referee's output.
+fn short_match(extra: &[&str]) -> String {
+    let fake = common::example("fake_engine");
+    let mut args = vec![
+        "--engine", &fake, "name=a", "--engine", &fake, "name=b", "--games", "2", "--max-plies",
+        "10", "--rating-interval", "0",
+    ];
+    args.extend_from_slice(extra);
+    let out = Command::new(env!("CARGO_BIN_EXE_referee")).args(&args).output().unwrap();
+    assert!(out.status.success());
+    String::from_utf8_lossy(&out.stdout).into_owned()
+}
+
+#[test]
+fn a_match_on_a_clock_warns_when_its_engines_need_more_than_the_cores() {
+    let cores = menagerie_os::load::cores();
+    let concurrency = (cores + 1).to_string();
+    let text = short_match(&["--movetime", "1000", "--concurrency", &concurrency]);
+    let warning = "Warning: this machine is busier than its cores for a match on a clock";
+    // In the header, before the first game, and in the report.
+    assert_eq!(text.matches(warning).count(), 2, "{text}");
+    assert!(text.find(warning) < text.find("Finished game"), "{text}");
+    assert!(
+        text.contains(&format!("Machine: {cores} cores; up to {} engine threads at once", cores + 1)),
+        "{text}"
+    );
+    // Fixed work does not depend on time: neither warning nor readings.
+    let text = short_match(&["--nodes", "100", "--concurrency", &concurrency]);
+    assert!(!text.contains("Warning: this machine") && !text.contains("Machine:"), "{text}");
+}
+
+#[test]
+fn a_match_on_a_clock_sees_other_runnable_threads() {
+    // Threads spinning beside the match keep the machine busier than its
+    // cores whatever else runs: the referee warns.
+    let cores = menagerie_os::load::cores();
+    let stop = std::sync::Arc::new(std::sync::atomic::AtomicBool::new(false));
+    let spinners: Vec<_> = (0..cores + 1)
+        .map(|_| {
+            let stop = std::sync::Arc::clone(&stop);
+            std::thread::spawn(move || {
+                while !stop.load(std::sync::atomic::Ordering::Relaxed) {
+                    std::hint::spin_loop();
+                }
+            })
+        })
+        .collect();
+    let text = short_match(&["--movetime", "1000"]);
+    stop.store(true, std::sync::atomic::Ordering::Relaxed);
+    for s in spinners {
+        s.join().unwrap();
+    }
+    assert!(text.contains("Warning: this machine is busier than its cores"), "{text}");
 }

@@ -20,6 +20,13 @@ const bin = process.env.MENAGERIE_BIN || path.join(root, 'target', 'release');
 const out = process.env.E2E_OUT || path.join(root, 'target', 'board-e2e');
 mkdirSync(out, { recursive: true });
 
+// A deadline against a hang, never what a verdict waits for: every wait
+// here ends on the event it waits for (a move shown, a turn, a message),
+// and only a page or engine that never gets there meets this. On a busy
+// machine (a clean-clone CI beside four CPU hogs) a wait of 10 s was met
+// by a page that was merely slow.
+const HANG = 120000;
+
 let failures = 0;
 function check(condition, what) {
   if (condition) {
@@ -85,7 +92,7 @@ function clickPath(move) {
 const board = (page, attr) => page.getAttribute('#board', `data-${attr}`);
 
 async function waitForTurn(page) {
-  await page.waitForFunction(() => ['human', 'over'].includes(document.querySelector('#board').dataset.turn), null, { timeout: 30000 });
+  await page.waitForFunction(() => ['human', 'over'].includes(document.querySelector('#board').dataset.turn), null, { timeout: HANG });
 }
 
 async function playGame(page, game, options, humanMoves) {
@@ -126,7 +133,7 @@ async function clickMove(page, game, i) {
   let legal = (await board(page, 'legal')).split(' ');
   if (legal.every((m) => /^r\d$/.test(m))) {
     await page.click('#roll');
-    await page.waitForFunction(() => !document.querySelector('#board').dataset.legal.startsWith('r1'), null, { timeout: 10000 });
+    await page.waitForFunction(() => !document.querySelector('#board').dataset.legal.startsWith('r1'), null, { timeout: HANG });
     await waitForTurn(page);
     if (!(await board(page, 'legal')).startsWith('r1')) {
       check((await page.$$eval('.die', (els) => els.length)) === 1, `${game}: the die is drawn`);
@@ -142,7 +149,7 @@ async function clickMove(page, game, i) {
   } else {
     for (const point of clickPath(move)) await page.click(`[data-point="${point}"] .target`);
   }
-  await page.waitForFunction((n) => document.querySelector('#board').dataset.moves.split(' ').filter(Boolean).length > n, before, { timeout: 10000 });
+  await page.waitForFunction((n) => document.querySelector('#board').dataset.moves.split(' ').filter(Boolean).length > n, before, { timeout: HANG });
   await waitForTurn(page);
   const after = (await board(page, 'moves')).split(' ').filter(Boolean);
   check(after[before] === move, `${game}: the move ${move} clicked was played`);
@@ -213,7 +220,7 @@ async function main() {
   await new Promise((resolve, reject) => {
     server.stdout.on('data', (d) => { if (String(d).includes('open http://')) resolve(); });
     server.on('exit', (code) => reject(new Error(`menagerie-board exited with ${code}`)));
-    setTimeout(() => reject(new Error('menagerie-board did not start')), 10000);
+    setTimeout(() => reject(new Error('menagerie-board did not start')), HANG);
   });
   const browser = await chromium.launch({
     executablePath: process.env.CHROMIUM || '/usr/bin/chromium',
@@ -222,6 +229,7 @@ async function main() {
   try {
     // One browser profile: a tab opened again sees what the page kept.
     const mainProfile = await browser.newContext({ viewport: { width: 1100, height: 800 } });
+    mainProfile.setDefaultTimeout(HANG);
     const page = await mainProfile.newPage();
     const pageErrors = [];
     page.on('pageerror', (e) => pageErrors.push(String(e)));
@@ -273,7 +281,7 @@ async function main() {
       await waitForTurn(page);
       await page.fill('#paste', position);
       await page.click('#set');
-      await page.waitForFunction((m) => document.querySelector('#board').dataset.legal.split(' ').includes(m), move, { timeout: 10000 });
+      await page.waitForFunction((m) => document.querySelector('#board').dataset.legal.split(' ').includes(m), move, { timeout: HANG });
       // Watched from inside the page: a solved game's engine answers at once.
       await page.evaluate((p) => {
         window.sawTrace = false;
@@ -290,7 +298,7 @@ async function main() {
         await page.focus(`[data-point="${point}"] .target`);
         await page.keyboard.press('Enter');
       }
-      await page.waitForFunction((m) => document.querySelector('#board').dataset.moves.split(' ')[0] === m, move, { timeout: 10000 });
+      await page.waitForFunction((m) => document.querySelector('#board').dataset.moves.split(' ')[0] === m, move, { timeout: HANG });
       await shot(page, `${game}-capture`);
       await waitForTurn(page);
       if (emptied) check(await page.evaluate(() => window.sawTrace), `${game}: the captured piece's point shows its trace`);
@@ -308,7 +316,7 @@ async function main() {
       await page.focus(`[data-point="${point}"] .target`);
       await page.keyboard.press('Enter');
     }
-    await page.waitForFunction((n) => document.querySelector('#board').dataset.moves.split(' ').filter(Boolean).length > n, kbBefore, { timeout: 10000 });
+    await page.waitForFunction((n) => document.querySelector('#board').dataset.moves.split(' ').filter(Boolean).length > n, kbBefore, { timeout: HANG });
     check((await board(page, 'moves')).split(' ')[kbBefore] === kbMove, `a move played from the keyboard: ${kbMove}`);
     // The board is one Tab stop; arrows move between points, Escape
     // clears a choice; engine moves are announced.
@@ -343,11 +351,11 @@ async function main() {
     // A stopped engine: a clear message, a restart, and the game goes on.
     const moves = await board(page, 'moves');
     await page.evaluate(() => fetch(`/api/session/${window.menagerie.engine.id}/send`, { method: 'POST', body: 'quit\n' }));
-    await page.waitForSelector('#restart:not([hidden])', { timeout: 10000 });
+    await page.waitForSelector('#restart:not([hidden])', { timeout: HANG });
     check((await page.textContent('#message')).includes('engine stopped'), 'a stopped engine is reported');
     await shot(page, 'engine-stopped');
     await page.click('#restart');
-    await page.waitForSelector('#restart[hidden]', { state: 'attached', timeout: 10000 });
+    await page.waitForSelector('#restart[hidden]', { state: 'attached', timeout: HANG });
     await waitForTurn(page);
     check((await board(page, 'moves')) === moves, 'after a restart the game goes on from the same moves');
     check(!(await page.textContent('#message')).includes('stopped'), 'the restart clears the message');
@@ -364,7 +372,7 @@ async function main() {
     await waitForTurn(page);
     await page.fill('#paste', 'T/LLL/LLL/3 t 0 1 0');
     await page.click('#set');
-    await page.waitForFunction(() => document.querySelector('#board').dataset.turn === 'over', null, { timeout: 10000 });
+    await page.waitForFunction(() => document.querySelector('#board').dataset.turn === 'over', null, { timeout: HANG });
     const result = await page.textContent('#status');
     // The person plays the first seat, the tiger: the result in their words.
     check(result === 'You lose: the tiger cannot move', `the result in words: "${result}"`);
@@ -374,7 +382,7 @@ async function main() {
     await waitForTurn(page);
     await page.fill('#paste', 'B7/9/8 w 0');
     await page.click('#set');
-    await page.waitForFunction(() => document.querySelector('#board').dataset.turn === 'over', null, { timeout: 10000 });
+    await page.waitForFunction(() => document.querySelector('#board').dataset.turn === 'over', null, { timeout: HANG });
     const won = await page.textContent('#status');
     check(/^You lose: (every|the side)/.test(won) && !won.includes('wins'), `a colour wins, said once to the person playing White: "${won}"`);
     await page.selectOption('#human', '');
@@ -413,7 +421,7 @@ async function main() {
     await page.click('#new');
     await waitForTurn(page);
     await page.selectOption('#human', 'a');
-    await page.waitForFunction(() => document.querySelector('#board').dataset.turn === 'engine', null, { timeout: 5000 });
+    await page.waitForFunction(() => document.querySelector('#board').dataset.turn === 'engine', null, { timeout: HANG });
     await page.selectOption('#human', 'r');
     await waitForTurn(page);
     const played = (await board(page, 'moves')).split(' ').filter(Boolean);
@@ -450,7 +458,7 @@ async function main() {
     const listBefore = await page.textContent('#moves');
     await page.fill('#paste', 'not a position');
     await page.click('#set');
-    await page.waitForFunction(() => document.querySelector('#message').textContent.length > 0 && document.querySelector('#board').dataset.turn === 'human', null, { timeout: 10000 });
+    await page.waitForFunction(() => document.querySelector('#message').textContent.length > 0 && document.querySelector('#board').dataset.turn === 'human', null, { timeout: HANG });
     check((await page.textContent('#moves')) === listBefore && !listBefore.includes('undefined'),
       `a refused position leaves the move list as it was: "${(await page.textContent('#moves')).slice(0, 80)}"`);
     await page.click('#undo');
@@ -493,7 +501,7 @@ async function main() {
     }
     check(!(await page.textContent('#message')).includes('open already'), 'ten reloads leave the board usable');
     await page.click('#resume-yes');
-    await page.waitForFunction((m) => document.querySelector('#board').dataset.moves.startsWith(m), kept, { timeout: 10000 });
+    await page.waitForFunction((m) => document.querySelector('#board').dataset.moves.startsWith(m), kept, { timeout: HANG });
     await waitForTurn(page);
     check((await board(page, 'moves')).startsWith(kept) && (await page.isHidden('#resume')),
       `resumed: the game goes on from its moves (${kept})`);
@@ -535,7 +543,7 @@ async function main() {
     await waitForTurn(page);
     await page.fill('#paste', '14/14/14/14/14/14/14/14/14/14/3N10/3S10/14/14 s 1 swn -------- 0');
     await page.click('#set');
-    await page.waitForFunction(() => document.querySelector('#board').dataset.notation.includes(' swn '), null, { timeout: 10000 });
+    await page.waitForFunction(() => document.querySelector('#board').dataset.notation.includes(' swn '), null, { timeout: HANG });
     await waitForTurn(page);
     const seatsSaid = await page.textContent('#status');
     check(/Seats in play: South, North/.test(seatsSaid) && seatsSaid.includes('Out: West'), `a seat that is out is shown as out: "${seatsSaid}"`);
@@ -549,7 +557,7 @@ async function main() {
     await waitForTurn(page);
     const flowStart = await board(page, 'start');
     await page.click('#hint-move');
-    await page.waitForFunction(() => document.querySelector('#hint').textContent.startsWith('Hint:'), null, { timeout: 10000 });
+    await page.waitForFunction(() => document.querySelector('#hint').textContent.startsWith('Hint:'), null, { timeout: HANG });
     const hinted = (await page.textContent('#hint')).match(/play (\S+)/)[1];
     check((await board(page, 'legal')).split(' ').includes(hinted) && (await board(page, 'moves')) === ''
       && (await page.$$eval('.target.hinted', (els) => els.length)) >= 2, `a hint shows the engine's move (${hinted}) and plays nothing`);
@@ -581,7 +589,7 @@ async function main() {
     await waitForTurn(page);
     check((await board(page, 'moves')) === four.slice(0, 2).join(' '), 'undo takes back a move pair');
     await page.click('#redo');
-    await page.waitForFunction((m) => document.querySelector('#board').dataset.moves === m, four.join(' '), { timeout: 10000 });
+    await page.waitForFunction((m) => document.querySelector('#board').dataset.moves === m, four.join(' '), { timeout: HANG });
     await waitForTurn(page);
     check((await board(page, 'moves')) === four.join(' ') && (await page.isHidden('#redo')), 'redo plays them again');
     await page.click('#resign');
@@ -607,20 +615,20 @@ async function main() {
       'a rematch keeps the seats');
     // Engine versus engine: Stop, Step, Play on.
     await page.selectOption('#human', '');
-    await page.waitForFunction(() => document.querySelector('#board').dataset.moves.split(' ').filter(Boolean).length >= 3, null, { timeout: 20000 });
+    await page.waitForFunction(() => document.querySelector('#board').dataset.moves.split(' ').filter(Boolean).length >= 3, null, { timeout: HANG });
     await page.click('#stop');
-    await page.waitForSelector('#step:not([hidden])', { timeout: 10000 });
+    await page.waitForSelector('#step:not([hidden])', { timeout: HANG });
     const stopped = (await board(page, 'moves')).split(' ').filter(Boolean).length;
     await page.click('#step');
-    await page.waitForSelector('#step:not([hidden])', { timeout: 10000 });
+    await page.waitForSelector('#step:not([hidden])', { timeout: HANG });
     const stepped = (await board(page, 'moves')).split(' ').filter(Boolean).length;
     check(stepped === stopped + 1 || (await board(page, 'turn')) === 'over', `Stop holds the engines, Step plays one move (${stopped} -> ${stepped})`);
     await page.click('#play-on');
     await page.waitForFunction((n) => document.querySelector('#board').dataset.moves.split(' ').filter(Boolean).length >= n + 2
-      || document.querySelector('#board').dataset.turn === 'over', stepped, { timeout: 20000 });
+      || document.querySelector('#board').dataset.turn === 'over', stepped, { timeout: HANG });
     check(true, 'Play on lets the engines go on');
     await page.click('#stop');
-    await page.waitForSelector('#step:not([hidden]), #over:not([hidden])', { timeout: 10000 });
+    await page.waitForSelector('#step:not([hidden]), #over:not([hidden])', { timeout: HANG });
     // Two people at one board: every seat is a person's.
     await page.selectOption('#human', '*');
     await page.click('#new');
@@ -649,6 +657,7 @@ async function main() {
 
     // A phone: the board fits the screen.
     const phone = await browser.newPage({ viewport: { width: 390, height: 844 } });
+    phone.setDefaultTimeout(HANG);
     await phone.goto(`http://127.0.0.1:${port}/`);
     await waitForTurn(phone);
     for (const game of ['hat-diviyan-keliya', 'awithlaknannai-mosona', 'safari-dual', 'kilkenny-cats']) {
@@ -656,12 +665,12 @@ async function main() {
       await phone.click('#new');
       await waitForTurn(phone);
       // Once drawn: a clean-clone run once measured the first game's board
-      // at 440 px, the next three fitting; waited for (5 s at most), a
-      // board that never fits still fails, with a screenshot.
+      // at 440 px, the next three fitting; waited for, a board that never
+      // fits still fails (at the deadline), with a screenshot.
       const fits = await phone.waitForFunction(() => {
         const box = document.querySelector('#board svg').getBoundingClientRect();
         return box.width <= 390 && box.left >= 0;
-      }, null, { timeout: 5000 }).then(() => true, () => false);
+      }, null, { timeout: HANG }).then(() => true, () => false);
       const box = await phone.$eval('#board svg', (e) => e.getBoundingClientRect());
       if (!fits) await shot(phone, `phone-${game}-too-wide`);
       check(fits, `${game}: on a phone the board fits the screen (${Math.round(box.width)} px wide)`);
@@ -688,6 +697,7 @@ async function main() {
     // six HTTP connections to a host do not count, so every board stays
     // live, the first one included.
     const profile = await browser.newContext({ viewport: { width: 1100, height: 800 } });
+    profile.setDefaultTimeout(HANG);
     const tabs = [];
     for (let i = 0; i < 7; i++) {
       const tab = await profile.newPage();
@@ -715,7 +725,7 @@ async function main() {
     await page.selectOption('#human', 'r');
     await waitForTurn(page);
     server.kill();
-    await page.waitForFunction(() => document.querySelector('#message').textContent.includes('server'), null, { timeout: 15000 });
+    await page.waitForFunction(() => document.querySelector('#message').textContent.includes('server'), null, { timeout: HANG });
     check(true, 'a stopped server is reported');
     await shot(page, 'server-gone');
     // A move that cannot be sent is not played on the page.
