@@ -22,8 +22,10 @@ cargo build --release --quiet
 cargo build --release --quiet --example answer_check
 dir=target/soak
 rm -rf "$dir"
-mkdir -p "$dir/logs"
-engine=$PWD/target/release/menagerie
+mkdir -p "$dir/logs" "$dir/bin"
+# Copies: a build during the soak changes nothing under way.
+cp target/release/menagerie target/release/referee target/release/examples/answer_check "$dir/bin/"
+engine=$PWD/$dir/bin/menagerie
 for name in full skill5; do
     cat > "$dir/$name.sh" <<WRAP
 #!/bin/sh
@@ -45,7 +47,7 @@ for _ in $(seq "$hogs"); do
 done
 
 started=$SECONDS
-target/release/referee --engine "$dir/full.sh" name=full \
+"$dir/bin/referee" --engine "$dir/full.sh" name=full \
     --engine "$dir/skill5.sh" name=skill5 option.Skill=5 \
     --game awithlaknannai-mosona --games "$games" --tc "$tc" \
     --random-openings 6 --concurrency 2 --seed 60 --rating-interval 100 \
@@ -77,8 +79,8 @@ grep -E "^(Endings|Forfeits|Engine restarts|Replies to no request|Machine|Warnin
 recorded=$(grep -c . "$dir/games.txt" || true)
 echo "soak: $recorded games recorded of $games"
 check=0
-target/release/examples/answer_check "$dir/games.txt" "$dir"/logs/*.log || check=1
-target/release/referee replay "$dir/games.txt" | tail -1 || check=1
+"$dir/bin/answer_check" "$dir/games.txt" "$dir"/logs/*.log || check=1
+"$dir/bin/referee" replay "$dir/games.txt" | tail -1 || check=1
 if [ "$status" -ne 0 ] || [ "$check" -ne 0 ] || [ "$recorded" -ne "$games" ]; then
     echo "soak: FAILED"
     exit 1
