@@ -13,6 +13,12 @@ pub(crate) enum Event {
         bytes: usize,
         first_word: String,
     },
+    /// A line with bytes that are not UTF-8: its length in bytes as read,
+    /// and its first word (each such byte shown as '?').
+    NotUtf8 {
+        bytes: usize,
+        first_word: String,
+    },
     Eof,
     JobDone,
 }
@@ -22,7 +28,9 @@ impl Event {
     pub(crate) fn held_bytes(&self) -> usize {
         match self {
             Event::Line(line) => line.len(),
-            Event::TooLong { first_word, .. } => first_word.len(),
+            Event::TooLong { first_word, .. } | Event::NotUtf8 { first_word, .. } => {
+                first_word.len()
+            }
             Event::Eof | Event::JobDone => 0,
         }
     }

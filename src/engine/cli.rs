@@ -50,6 +50,7 @@ pub fn main(games: &'static [Entry]) -> ! {
     env_logger::Builder::from_env(env_logger::Env::default().default_filter_or("warn"))
         .target(env_logger::Target::Stderr)
         .init();
+    menagerie_os::signals::report_file_size_limit();
     let args = Args::parse();
     let (input, fail_fast) = if args.lines.is_empty() {
         if std::io::stdin().is_terminal() {

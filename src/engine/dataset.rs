@@ -63,6 +63,8 @@ pub enum DatasetError {
     /// A move index the rules do not have at that ply: game and ply.
     Replay(u32, usize),
     Write(PathBuf, io::Error),
+    /// The output path takes no file (a device, a FIFO, a folder, ...).
+    Out(menagerie_os::files::PathError),
 }
 
 impl std::fmt::Display for DatasetError {
@@ -81,6 +83,7 @@ impl std::fmt::Display for DatasetError {
                 write!(f, "game {game} does not replay at ply {ply}")
             }
             DatasetError::Write(path, e) => write!(f, "{}: {e}", path.display()),
+            DatasetError::Out(e) => write!(f, "out={e}"),
         }
     }
 }
@@ -157,7 +160,9 @@ pub fn run<G: Game>(
         exact = Some(opened);
     }
     let werr = |e| DatasetError::Write(job.out.clone(), e);
-    let tmp = temporary(&job.out);
+    // A link to a file is followed: the file is replaced, the link stays.
+    let target = menagerie_os::files::write_target(&job.out).map_err(DatasetError::Out)?;
+    let tmp = temporary(&target);
     let mut out = io::BufWriter::new(std::fs::File::create(&tmp).map_err(werr)?);
     let header = format!(
         "game={} inputs={} count={} heads={} rules={}",
@@ -233,7 +238,7 @@ pub fn run<G: Game>(
     }
     out.flush().map_err(werr)?;
     drop(out);
-    std::fs::rename(&tmp, &job.out).map_err(werr)?;
+    std::fs::rename(&tmp, &target).map_err(werr)?;
     let rescored = if job.rescore {
         format!(" ({rescored} results from the tables)")
     } else {

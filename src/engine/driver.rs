@@ -246,6 +246,16 @@ pub fn run_with(input: Input, out: Output, options: RunOptions) -> i32 {
                     bytes,
                 )
             }
+            Event::NotUtf8 {
+                bytes: length,
+                first_word,
+            } => engine.on_parsed(
+                Err(Reply::error(
+                    menagerie_wire::text::clip(&first_word),
+                    EngineError::NotUtf8(length),
+                )),
+                bytes,
+            ),
             Event::Eof => engine.on_eof(),
             Event::JobDone => engine.on_job_done(),
         };
@@ -679,6 +689,20 @@ impl Engine {
                 checkpoint,
                 certificate,
             } => {
+                // Paths that cannot serve are refused now, not after the
+                // search: a certificate or checkpoint is written over a
+                // regular file or nothing only, and a checkpoint is read.
+                let paths = [("certificate", &certificate), ("checkpoint", &checkpoint)];
+                for (argument, path) in paths {
+                    let Some(path) = path else { continue };
+                    let path = std::path::Path::new(path);
+                    let checked = menagerie_os::files::write_target(path)
+                        .and_then(|_| menagerie_os::files::regular_exists(path).map(|_| ()));
+                    if let Err(e) = checked {
+                        self.error(name, EngineError::Path(argument, e));
+                        return Flow::Continue;
+                    }
+                }
                 self.arm_stop(false);
                 let job = Job::Solve {
                     session: self.session.boxed(),
@@ -826,7 +850,13 @@ impl Engine {
             Setting::Threads(n) => self.settings.threads = n,
             Setting::Skill(n) => self.settings.skill = n,
             Setting::MultiSeat(m) => self.settings.multi_seat = m,
-            Setting::TablePath(dir) => menagerie_tables::probe::set_directory(dir),
+            Setting::TablePath(dir) => {
+                if let Some(dir) = &dir {
+                    // A folder, or none yet (`tables build` makes it).
+                    menagerie_os::files::folder(dir, false).map_err(OptionError::TablePath)?;
+                }
+                menagerie_tables::probe::set_directory(dir)
+            }
             Setting::UseTables(on) => self.settings.exact = on,
             Setting::UseNetwork(on) => {
                 self.use_network = on;

@@ -22,11 +22,15 @@ pub(crate) enum EngineError {
     /// Both names of one clock, `wtime` and `p1time` say.
     SameClockTwice(&'static str, &'static str),
     LineTooLong(usize),
+    /// A line of this many bytes, some of them not UTF-8.
+    NotUtf8(usize),
     PerftTooDeep(u32),
     /// `roll` where a player, not chance, moves.
     NoChance,
     /// A line that would pass the bound of lines waiting for their turn.
     QueueFull,
+    /// A path argument that cannot serve: the argument's name and why.
+    Path(&'static str, menagerie_os::files::PathError),
 }
 
 impl fmt::Display for EngineError {
@@ -56,6 +60,10 @@ impl fmt::Display for EngineError {
                 f,
                 "line of {bytes} bytes is longer than the limit of {MAX_LINE}; skipped"
             ),
+            EngineError::NotUtf8(bytes) => write!(
+                f,
+                "line of {bytes} bytes has bytes that are not UTF-8; skipped"
+            ),
             EngineError::NoChance => write!(
                 f,
                 "the position awaits no chance outcome (a player moves: play a move, or go)"
@@ -65,6 +73,7 @@ impl fmt::Display for EngineError {
                 "refused: {MAX_WAITING_LINES} lines (or {} MiB) already wait for the running work; send it again once that has answered",
                 MAX_WAITING_BYTES >> 20
             ),
+            EngineError::Path(argument, e) => write!(f, "{argument} {e}"),
             EngineError::PerftTooDeep(depth) => write!(
                 f,
                 "depth {depth} is over the limit of {}",

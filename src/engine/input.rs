@@ -21,18 +21,34 @@ pub const MAX_WAITING_BYTES: usize = 4 << 20;
 
 /// Sends each input line as an event, then [`Event::Eof`]. Lines are cut
 /// at [`MAX_LINE`] bytes (a longer one becomes [`Event::TooLong`] with its
-/// first word, so that the error can name the command), and bytes that
-/// are not UTF-8 still make a line, which the parser then rejects.
+/// first word, so that the error can name the command), and a line with
+/// bytes that are not UTF-8 becomes [`Event::NotUtf8`]: refused whole,
+/// never read as some other text (a path or a notation it did not say).
 pub fn read_lines(reader: impl BufRead, events: &SyncSender<Event>) {
+    // Bytes that are not UTF-8 show as '?', one each, so that an error's
+    // byte count is the input's.
+    let first_word = |bytes: &[u8]| {
+        let mut kept = String::new();
+        for chunk in bytes.utf8_chunks() {
+            kept.push_str(chunk.valid());
+            kept.extend(std::iter::repeat('?').take(chunk.invalid().len()));
+        }
+        kept.split_whitespace().next().unwrap_or("").to_string()
+    };
     for line in BoundedLines::new(reader, MAX_LINE) {
         let event = if line.is_cut() {
-            let kept = String::from_utf8_lossy(&line.bytes);
             Event::TooLong {
                 bytes: line.length,
-                first_word: kept.split_whitespace().next().unwrap_or("").to_string(),
+                first_word: first_word(&line.bytes),
             }
         } else {
-            Event::Line(String::from_utf8_lossy(&line.bytes).into_owned())
+            match String::from_utf8(line.bytes) {
+                Ok(text) => Event::Line(text),
+                Err(e) => Event::NotUtf8 {
+                    bytes: e.as_bytes().len(),
+                    first_word: first_word(e.as_bytes()),
+                },
+            }
         };
         if events.send(event).is_err() {
             return;

@@ -165,6 +165,8 @@ pub enum OptionError {
     NoMemory(menagerie_search::tt::TableError),
     /// A network file that cannot serve the current game: the file and why.
     Network(String, menagerie_nnue::NetworkError),
+    /// A table folder that is something else.
+    TablePath(menagerie_os::files::PathError),
     /// Not a game id, or (`ugi`) a game UGI cannot play; the games that
     /// could be chosen.
     Variant {
@@ -236,8 +238,11 @@ impl fmt::Display for OptionError {
             OptionError::Network(file, e) => write!(
                 f,
                 "option {EVAL_FILE}: {}: {e}; the engine keeps its network",
-                Clipped(file)
+                menagerie_wire::text::clip_to(file, menagerie_wire::text::PATH_CHARS)
             ),
+            OptionError::TablePath(e) => {
+                write!(f, "option {TABLE_PATH}: {e}; the engine keeps its folder")
+            }
         }
     }
 }

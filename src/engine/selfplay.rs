@@ -331,7 +331,10 @@ fn join<G: Game>(
         ..job.clone()
     };
     let file_error = |e| SelfPlayError::File(job.out.clone(), e);
-    let partial = shard_path(&job.out, 0);
+    // A link to a file is followed: the file is replaced, the link stays.
+    let target =
+        menagerie_os::files::write_target(&job.out).map_err(|e| file_error(FileError::Path(e)))?;
+    let partial = shard_path(&target, 0);
     let _ = std::fs::remove_file(&partial);
     let (mut writer, _) =
         Writer::open(&partial, &settings_line(template, &whole, network)).map_err(file_error)?;
@@ -342,7 +345,7 @@ fn join<G: Game>(
     }
     writer.sync().map_err(|e| file_error(FileError::Io(e)))?;
     // Whole or not at all: a reader never sees half a join.
-    std::fs::rename(&partial, &job.out).map_err(|e| file_error(FileError::Io(e)))?;
+    std::fs::rename(&partial, &target).map_err(|e| file_error(FileError::Io(e)))?;
     let plies: usize = games.iter().map(|g| g.plies.len()).sum();
     say(Reply::Remark(format!(
         "selfplay joined {parts} shards: {} games, {plies} plies in {}",

@@ -60,6 +60,8 @@ pub enum FileError {
     OtherSettings {
         found: String,
     },
+    /// The path is no regular file, or larger than memory can hold read.
+    Path(menagerie_os::files::PathError),
 }
 
 impl std::fmt::Display for FileError {
@@ -72,6 +74,8 @@ impl std::fmt::Display for FileError {
             FileError::OtherSettings { found } => {
                 write!(f, "the file holds games of other settings ({found})")
             }
+            // The message names the path already.
+            FileError::Path(e) => f.write_str(&e.reason()),
         }
     }
 }
@@ -193,9 +197,12 @@ pub struct DataFile {
     pub games: Vec<GameRecord>,
 }
 
-/// Reads a data file.
+/// Reads a data file: a regular file (opened without blocking), held in
+/// memory read, so at most what the process may still use.
 pub fn read(path: &Path) -> Result<DataFile, FileError> {
-    let mut file = io::BufReader::new(File::open(path)?);
+    let limit = menagerie_os::memory::available_bytes().unwrap_or(u64::MAX);
+    let file = menagerie_os::files::open_regular(path, limit).map_err(FileError::Path)?;
+    let mut file = io::BufReader::new(file);
     let settings = read_header(&mut file)?;
     let mut games = Vec::new();
     while let Some(game) = read_record(&mut file) {
@@ -214,6 +221,9 @@ impl Writer {
     /// an existing one must have the same settings, and is cut after its
     /// last whole record. Returns the games already there.
     pub fn open(path: &Path, settings: &str) -> Result<(Writer, Vec<GameRecord>), FileError> {
+        // A regular file or nothing: a device or a FIFO is refused before
+        // it is opened (which could block); a link to a file is followed.
+        let existed = menagerie_os::files::regular_exists(path).map_err(FileError::Path)?;
         let mut file = OpenOptions::new()
             .read(true)
             .write(true)
@@ -221,8 +231,17 @@ impl Writer {
             .truncate(false)
             .open(path)?;
         if file.metadata()?.len() == 0 {
-            file.write_all(&header_bytes(settings))?;
-            file.sync_data()?;
+            let started = file
+                .write_all(&header_bytes(settings))
+                .and_then(|()| file.sync_data());
+            if let Err(e) = started {
+                // A file this run made and could not start is not left
+                // behind (a full disk, a file-size limit).
+                if !existed {
+                    let _ = std::fs::remove_file(path);
+                }
+                return Err(e.into());
+            }
             return Ok((Writer { file }, Vec::new()));
         }
         let mut reader = io::BufReader::new(&mut file);

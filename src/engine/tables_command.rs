@@ -45,6 +45,8 @@ pub enum TablesError {
     Damaged(usize),
     /// The ruleset's folder cannot be read.
     Folder(FileError),
+    /// `dir=` names something other than a folder.
+    Dir(menagerie_os::files::PathError),
 }
 
 impl fmt::Display for TablesError {
@@ -71,6 +73,7 @@ impl fmt::Display for TablesError {
                 "{n} table files cannot be used (build again to replace them)"
             ),
             TablesError::Folder(e) => write!(f, "{e}"),
+            TablesError::Dir(e) => write!(f, "dir={e}"),
         }
     }
 }
@@ -161,11 +164,8 @@ fn verified_stamp(tables: &Tables, slice: Slice) -> String {
 }
 
 /// Writes `text` to `path` whole or not at all.
-fn write_record(path: &Path, text: &str) -> std::io::Result<()> {
-    let mut partial = path.as_os_str().to_owned();
-    partial.push(".partial");
-    std::fs::write(&partial, text)?;
-    std::fs::rename(&partial, path)
+fn write_record(path: &Path, text: &str) -> Result<(), menagerie_os::files::PathError> {
+    menagerie_os::files::write_replacing(path, |out| out.write_all(text.as_bytes()))
 }
 
 /// A progress bar of 20 marks.
@@ -258,6 +258,8 @@ pub fn run<G: Game>(
 ) -> Result<(), TablesError> {
     let endgame = G::endgame().ok_or(TablesError::NoTables(G::ID))?;
     let expected = Expected::of::<G>(rules).ok_or(TablesError::NoTables(G::ID))?;
+    // A folder, or none yet (a build makes it).
+    menagerie_os::files::folder(&job.dir, false).map_err(TablesError::Dir)?;
     let mut remark = |text: String| say(Reply::Remark(text));
     // Problems of opening: a folder that cannot be read fails the command;
     // files are named one by one and counted.
@@ -364,7 +366,10 @@ pub fn run<G: Game>(
                 let stamp = verified_stamp(&tables, slice);
                 let record = tables.slice(slice).map(|f| verified_record(&f.path));
                 if let Some(record) = record.as_ref().filter(|_| !job.fresh) {
-                    if std::fs::read_to_string(record).ok().as_deref() == Some(stamp.as_str()) {
+                    // A record is one stamp line: a file larger than any
+                    // stamp, or that is not a file, is no record.
+                    let recorded = menagerie_os::files::read_text_bounded(record, 64 << 10).ok();
+                    if recorded.as_deref() == Some(stamp.as_str()) {
                         // Its values were derived before; its bytes are
                         // still read whole against their checksums.
                         let file = tables.slice(slice).expect("a recorded slice is open");

@@ -168,8 +168,12 @@ fn execute(job: Job, out: &Output) -> bool {
                     open(report.open[1])
                 )));
                 if let Some(most) = report.memory_bound {
+                    let bound = match request.memory_mib {
+                        Some(mib) => format!("the memory given ({mib} MiB)"),
+                        None => "the memory this process may use".to_string(),
+                    };
                     out.reply(&Reply::Remark(format!(
-                        "solve: stopped at the memory this process may use ({most} positions stored, {} bytes each); the value is a bound",
+                        "solve: stopped at {bound} ({most} positions stored, {} bytes each); the value is a bound",
                         menagerie_tables::proof::BYTES_PER_STORED
                     )));
                 }
@@ -288,6 +292,8 @@ fn dataset(
     say: &mut dyn FnMut(Reply),
 ) -> Result<(), crate::dataset::DatasetError> {
     use crate::dataset::{game_of, DatasetError};
+    // Where the positions go must take a file before the input is read.
+    menagerie_os::files::write_target(&job.out).map_err(DatasetError::Out)?;
     let data = crate::selfplay_file::read(&job.input)
         .map_err(|e| DatasetError::SelfPlay(job.input.clone(), e))?;
     let (game, rules) =

@@ -28,6 +28,12 @@ pub const QA: i32 = 255;
 pub const QB: i32 = 64;
 /// Widest first layer a file may have.
 pub const MAX_HIDDEN: usize = 1024;
+/// Most inputs of a network (the games' input sets have up to 1,226).
+pub const MAX_INPUTS: usize = 4096;
+/// Most bytes of a network file: the largest shape the format allows,
+/// its weights and its longest names and note, rounded up. A path is
+/// refused by its size before any of it is read.
+pub const MAX_FILE_BYTES: u64 = 9 << 20;
 /// Most heads (seats) a file may have.
 pub const MAX_HEADS: usize = menagerie_rules::game::MAX_SEATS;
 
@@ -201,7 +207,7 @@ impl Network {
         let rules = r.text(len)?;
         let len = r.u8()? as usize;
         let input_set = r.text(len)?;
-        let inputs = bounded("inputs", r.u32()?, u16::MAX as usize)?;
+        let inputs = bounded("inputs", r.u32()?, MAX_INPUTS)?;
         let hidden = bounded("hidden", r.u32()?, MAX_HIDDEN)?;
         let heads = bounded("heads", r.u32()?, MAX_HEADS)?;
         let scale = r.u32()? as i32;
@@ -238,9 +244,11 @@ impl Network {
         })
     }
 
-    /// Reads a network file.
+    /// Reads a network file: a regular file of at most
+    /// [`MAX_FILE_BYTES`], opened without blocking.
     pub fn load(path: &Path) -> Result<Network, NetworkError> {
-        let bytes = std::fs::read(path).map_err(|e| NetworkError::Read(e.to_string()))?;
+        let bytes = menagerie_os::files::read_bounded(path, MAX_FILE_BYTES)
+            .map_err(|e| NetworkError::Read(e.reason()))?;
         Network::from_bytes(&bytes)
     }
 
@@ -335,6 +343,28 @@ pub(crate) mod tests {
             head: (0..heads * hidden).map(|i| 20 - i as i16 * 9).collect(),
             head_bias: vec![1000, -2000],
         }
+    }
+
+    #[test]
+    fn the_largest_network_the_format_allows_fits_the_file_bound() {
+        let (inputs, hidden, heads) = (MAX_INPUTS, MAX_HIDDEN, MAX_HEADS);
+        let net = Network {
+            game: "g".repeat(255),
+            rules: "r".repeat(255),
+            input_set: "i".repeat(255),
+            inputs,
+            hidden,
+            heads,
+            scale: 400,
+            note: "n".repeat(u16::MAX as usize),
+            first: vec![1; inputs * hidden],
+            first_bias: vec![0; hidden],
+            head: vec![0; heads * hidden],
+            head_bias: vec![0; heads],
+        };
+        let bytes = net.to_bytes();
+        assert!(bytes.len() as u64 <= MAX_FILE_BYTES, "{}", bytes.len());
+        assert_eq!(Network::from_bytes(&bytes), Ok(net));
     }
 
     #[test]

@@ -11,10 +11,13 @@
 //! - [`bundled`]: finding the engine installed next to a program;
 //! - [`disk`]: free disk space;
 //! - [`priority`]: lowering a thread's priority;
-//! - [`load`]: the cores and the threads runnable, how busy the machine is.
+//! - [`load`]: the cores and the threads runnable, how busy the machine is;
+//! - [`files`]: opening paths: regular files only, bounded reads, no
+//!   open that blocks, writes that replace only a regular file.
 
 pub mod bundled;
 pub mod disk;
+pub mod files;
 pub mod group;
 pub mod lines;
 pub mod load;

@@ -56,3 +56,15 @@ pub fn stop_on_termination() -> &'static AtomicBool {
     install();
     &REQUESTED
 }
+
+/// A write past the process's file-size limit (`ulimit -f`, a batch
+/// system's) fails with an error (EFBIG) that the program reports and
+/// cleans up after, instead of the default SIGXFSZ killing it with no
+/// word and a part file left behind.
+pub fn report_file_size_limit() {
+    #[cfg(unix)]
+    // SAFETY: ignoring a signal installs no handler code.
+    unsafe {
+        libc::signal(libc::SIGXFSZ, libc::SIG_IGN);
+    }
+}

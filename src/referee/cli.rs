@@ -198,6 +198,7 @@ fn fail(message: impl std::fmt::Display) -> ExitCode {
 /// line and does what it says.
 pub fn main(games: &'static [GameEntry]) -> ExitCode {
     env_logger::Builder::from_env(env_logger::Env::default().default_filter_or("warn")).init();
+    menagerie_os::signals::report_file_size_limit();
     let matches = Cli::command().get_matches();
     let cli = match Cli::from_arg_matches(&matches) {
         Ok(cli) => cli,
@@ -301,9 +302,9 @@ fn replay_files(files: &[PathBuf], games: &[GameEntry]) -> ExitCode {
     let mut out = std::io::stdout();
     let (mut good, mut bad) = (0, 0);
     for file in files {
-        let text = match std::fs::read_to_string(file) {
-            Ok(text) => text,
-            Err(e) => return fail(format!("cannot read {}: {e}", file.display())),
+        let lines = match crate::record::FileLines::open(file) {
+            Ok(lines) => lines,
+            Err(e) => return fail(e),
         };
         // With several files each line names its file.
         let prefix = if files.len() > 1 {
@@ -311,11 +312,20 @@ fn replay_files(files: &[PathBuf], games: &[GameEntry]) -> ExitCode {
         } else {
             String::new()
         };
-        for (n, line) in text.lines().enumerate() {
-            if line.trim().is_empty() || line.starts_with('#') {
+        for line in lines {
+            let line = match line {
+                Ok(line) => line,
+                Err(e) => {
+                    bad += 1;
+                    let _ = writeln!(out, "{prefix}error: {e}");
+                    break;
+                }
+            };
+            if line.text.trim().is_empty() || line.text.starts_with('#') {
                 continue;
             }
             let checked = line
+                .text
                 .parse::<crate::record::Record>()
                 .and_then(|r| replay(&r, games).map(|done| (r, done)));
             // A closed pipe (`| head`) ends the listing, not the checks.
@@ -325,7 +335,7 @@ fn replay_files(files: &[PathBuf], games: &[GameEntry]) -> ExitCode {
                     writeln!(
                         out,
                         "{prefix}record {} (game {}): {} {} | {} | {}",
-                        n + 1,
+                        line.number,
                         r.index + 1,
                         r.game,
                         r.result,
@@ -335,7 +345,7 @@ fn replay_files(files: &[PathBuf], games: &[GameEntry]) -> ExitCode {
                 }
                 Err(e) => {
                     bad += 1;
-                    writeln!(out, "{prefix}record {}: error: {e}", n + 1)
+                    writeln!(out, "{prefix}record {}: error: {e}", line.number)
                 }
             };
         }
@@ -363,6 +373,9 @@ fn merge_files(files: &[PathBuf], sprt: &[String], json: Option<&Path>) -> ExitC
             Err(e) => return fail(e),
         }
     };
+    if let Some(Err(e)) = json.map(menagerie_os::files::write_target) {
+        return fail(format!("--json {e}"));
+    }
     let mut records = Vec::new();
     for file in files {
         match read_file_past_a_cut(file, false) {
@@ -462,6 +475,11 @@ fn config(
     games: &'static [GameEntry],
 ) -> Result<MatchConfig, ConfigError> {
     let engines = engines(engine_args)?;
+    // The results go over a regular file or nothing: said now, not after
+    // the match.
+    if let Some(json) = &cli.json {
+        menagerie_os::files::write_target(json).map_err(ConfigError::Json)?;
+    }
     let (id, rules) = cli.game.split_first().ok_or(ConfigError::NoGame)?;
     let entry = catalogue::entry(games, id).map_err(ConfigError::Game)?;
     let rules = MatchRules::of(entry, rules).map_err(|e| ConfigError::Ruleset {
@@ -586,8 +604,14 @@ fn load_openings(
     rules: &MatchRules,
 ) -> Result<Vec<String>, Box<OpeningsError>> {
     use std::io::Read;
-    let file = std::fs::File::open(path)
-        .map_err(|e| Box::new(OpeningsError::Unreadable(path.to_path_buf(), e)))?;
+    let file = menagerie_os::files::open_regular(path, MAX_OPENINGS_BYTES).map_err(|e| {
+        Box::new(match e {
+            menagerie_os::files::PathError::TooLarge { .. } => {
+                OpeningsError::TooLarge(path.to_path_buf())
+            }
+            other => OpeningsError::Unreadable(path.to_path_buf(), other.reason()),
+        })
+    })?;
     let reader = std::io::BufReader::new(file.take(MAX_OPENINGS_BYTES + 1));
     let mut openings = Vec::new();
     let mut read = 0u64;

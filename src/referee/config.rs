@@ -155,6 +155,9 @@ impl MatchRules {
 /// A checksum of the file an engine command runs: its first word, as a
 /// path if it holds a `/`, else looked up in `PATH` as the shell does. 0
 /// when there is no such file (the engine then fails to start anyway). A
+/// Most bytes of an engine program read for its checksum.
+const MAX_PROGRAM_BYTES: u64 = 1 << 30;
+
 /// wrapper script is checksummed, not what it runs.
 pub fn program_checksum(command: &[String]) -> u64 {
     let Some(program) = command.first() else {
@@ -169,7 +172,9 @@ pub fn program_checksum(command: &[String]) -> u64 {
                 .find(|candidate| candidate.is_file())
         })
     };
-    match file.and_then(|f| std::fs::read(f).ok()) {
+    // A regular file, read without blocking and at most a GiB (engine
+    // programs are megabytes; a larger one is fingerprinted as none).
+    match file.and_then(|f| menagerie_os::files::read_bounded(&f, MAX_PROGRAM_BYTES).ok()) {
         Some(bytes) => super::checksum::checksum_bytes(&bytes),
         None => 0,
     }
@@ -262,7 +267,7 @@ pub const MAX_OPENINGS: usize = 1_000_000;
 /// Why an openings file cannot be used.
 #[derive(Debug)]
 pub enum OpeningsError {
-    Unreadable(PathBuf, std::io::Error),
+    Unreadable(PathBuf, String),
     /// A line that is neither a notation nor a move list.
     BadLine {
         path: PathBuf,
@@ -422,6 +427,8 @@ pub enum ConfigError {
     SprtWithShard,
     /// The demo's engine is missing.
     Bundled(BundledError),
+    /// `--json` names a path that takes no file.
+    Json(menagerie_os::files::PathError),
 }
 
 impl fmt::Display for ConfigError {
@@ -461,6 +468,7 @@ impl fmt::Display for ConfigError {
                 "--sprt with --shard: a shard cannot decide alone; merge the shards with --sprt (see docs/cluster.md)",
             ),
             ConfigError::Bundled(e) => write!(f, "no engine given and {e}"),
+            ConfigError::Json(e) => write!(f, "--json {e}"),
         }
     }
 }

@@ -62,14 +62,11 @@ impl std::error::Error for MergeError {}
 
 /// Why the JSON results could not be written.
 #[derive(Debug)]
-pub struct JsonError {
-    pub path: std::path::PathBuf,
-    pub error: std::io::Error,
-}
+pub struct JsonError(pub menagerie_os::files::PathError);
 
 impl fmt::Display for JsonError {
     fn fmt(&self, f: &mut fmt::Formatter) -> fmt::Result {
-        write!(f, "cannot write {}: {}", self.path.display(), self.error)
+        write!(f, "cannot write {}", self.0)
     }
 }
 
@@ -345,8 +342,11 @@ pub fn write_json(
         }),
     };
     let text = serde_json::to_string_pretty(&json).expect("the results serialize");
-    std::fs::write(path, text + "\n").map_err(|error| JsonError {
-        path: path.to_path_buf(),
-        error,
+    // Whole or not at all, over a regular file or nothing (a link to a
+    // file is followed): never a device or a FIFO.
+    menagerie_os::files::write_replacing(path, |out| {
+        out.write_all(text.as_bytes())?;
+        out.write_all(b"\n")
     })
+    .map_err(JsonError)
 }

@@ -32,7 +32,6 @@
 //! certificate on disk is always whole (and ends with `end`).
 
 use std::fmt;
-use std::io::Write;
 use std::path::{Path, PathBuf};
 
 use crate::value::Wdl;
@@ -84,6 +83,8 @@ pub type Visit<'v> = dyn FnMut(u32, Node<'_>) -> Result<(), CertificateError> + 
 pub enum CertificateError {
     /// The file could not be written: its path, and the system's words.
     Io(PathBuf, String),
+    /// The path cannot take a certificate: what is wrong, path included.
+    Path(String),
     /// The search's stored positions do not hold a whole proof (a
     /// position of the proof that is not settled the claim's way).
     Incomplete,
@@ -95,6 +96,7 @@ impl fmt::Display for CertificateError {
     fn fmt(&self, f: &mut fmt::Formatter) -> fmt::Result {
         match self {
             CertificateError::Io(path, e) => write!(f, "certificate {}: {e}", path.display()),
+            CertificateError::Path(e) => write!(f, "certificate {e}"),
             CertificateError::Incomplete => {
                 f.write_str("certificate: the stored positions do not hold a whole proof")
             }
@@ -113,61 +115,73 @@ pub struct Written {
     pub claims: Vec<(Claim, usize, usize)>,
 }
 
+/// Checks, before a search spends anything, that a certificate can be
+/// written to `path`: a regular file or nothing (a symbolic link to one
+/// is followed); a device, a FIFO or a folder is refused.
+pub fn check_target(path: &Path) -> Result<(), CertificateError> {
+    menagerie_os::files::write_target(path)
+        .map(|_| ())
+        .map_err(|e| CertificateError::Path(e.to_string()))
+}
+
 /// Writes a certificate: the header, then for each claim the nodes that
 /// `walk` yields (it is called once per claim, in order), then `end`.
+/// The file appears whole or not at all, over a regular file or nothing.
 pub fn write(
     request: &CertificateRequest<'_>,
     claims: &[Claim],
     walk: &mut dyn FnMut(usize, &mut Visit<'_>) -> Result<(), CertificateError>,
 ) -> Result<Written, CertificateError> {
-    let path = request.path;
-    let io = |e: std::io::Error| CertificateError::Io(path.to_path_buf(), e.to_string());
-    let partial = path.with_extension("partial");
-    let file = std::fs::File::create(&partial).map_err(io)?;
-    let mut out = std::io::BufWriter::new(file);
-    writeln!(out, "menagerie-certificate 1").map_err(io)?;
-    writeln!(out, "game {}", request.game).map_err(io)?;
-    writeln!(out, "ruleset {}", request.ruleset).map_err(io)?;
-    writeln!(out, "start {}", request.start).map_err(io)?;
-    let moves = request.moves.join(" ");
-    writeln!(out, "moves {moves}").map_err(io)?;
     let mut written = Written { claims: Vec::new() };
-    for (index, claim) in claims.iter().enumerate() {
-        writeln!(out, "{claim}").map_err(io)?;
-        let (mut nodes, mut leaves) = (0, 0);
-        walk(index, &mut |id, node| {
-            nodes += 1;
-            let line = match node {
-                Node::Leaf(None) => {
-                    leaves += 1;
-                    writeln!(out, "{id} leaf rules")
-                }
-                Node::Leaf(Some(wdl)) => {
-                    leaves += 1;
-                    let value = match wdl {
-                        Wdl::Win => "win",
-                        Wdl::Draw => "draw",
-                        Wdl::Loss => "loss",
-                    };
-                    writeln!(out, "{id} leaf table {value}")
-                }
-                Node::One(mv, child) => writeln!(out, "{id} one {mv} {child}"),
-                Node::All(children) => {
-                    let pairs: Vec<String> = children
-                        .iter()
-                        .map(|(mv, child)| format!(" {mv} {child}"))
-                        .collect();
-                    writeln!(out, "{id} all{}", pairs.concat())
-                }
-            };
-            line.map_err(io)
-        })?;
-        written.claims.push((*claim, nodes - leaves, leaves));
+    // A walk's own error, carried out of the writer (which speaks io).
+    let mut failed = None;
+    let result = menagerie_os::files::write_replacing(request.path, |out| {
+        writeln!(out, "menagerie-certificate 1")?;
+        writeln!(out, "game {}", request.game)?;
+        writeln!(out, "ruleset {}", request.ruleset)?;
+        writeln!(out, "start {}", request.start)?;
+        writeln!(out, "moves {}", request.moves.join(" "))?;
+        for (index, claim) in claims.iter().enumerate() {
+            writeln!(out, "{claim}")?;
+            let (mut nodes, mut leaves) = (0, 0);
+            let walked = walk(index, &mut |id, node| {
+                nodes += 1;
+                let line = match node {
+                    Node::Leaf(None) => {
+                        leaves += 1;
+                        writeln!(out, "{id} leaf rules")
+                    }
+                    Node::Leaf(Some(wdl)) => {
+                        leaves += 1;
+                        let value = match wdl {
+                            Wdl::Win => "win",
+                            Wdl::Draw => "draw",
+                            Wdl::Loss => "loss",
+                        };
+                        writeln!(out, "{id} leaf table {value}")
+                    }
+                    Node::One(mv, child) => writeln!(out, "{id} one {mv} {child}"),
+                    Node::All(children) => {
+                        let pairs: Vec<String> = children
+                            .iter()
+                            .map(|(mv, child)| format!(" {mv} {child}"))
+                            .collect();
+                        writeln!(out, "{id} all{}", pairs.concat())
+                    }
+                };
+                line.map_err(|e| CertificateError::Io(request.path.to_path_buf(), e.to_string()))
+            });
+            if let Err(e) = walked {
+                failed = Some(e);
+                return Err(std::io::Error::other("the walk failed"));
+            }
+            written.claims.push((*claim, nodes - leaves, leaves));
+        }
+        writeln!(out, "end")
+    });
+    match (failed, result) {
+        (Some(e), _) => Err(e),
+        (None, Err(e)) => Err(CertificateError::Path(e.to_string())),
+        (None, Ok(())) => Ok(written),
     }
-    writeln!(out, "end").map_err(io)?;
-    let file = out.into_inner().map_err(|e| io(e.into_error()))?;
-    file.sync_all().map_err(io)?;
-    drop(file);
-    std::fs::rename(&partial, path).map_err(io)?;
-    Ok(written)
 }

@@ -42,6 +42,9 @@ pub struct Checkpoint {
 #[derive(Debug)]
 pub enum CheckpointError {
     Io(PathBuf, std::io::Error),
+    /// The path cannot be read or written as a checkpoint (not a regular
+    /// file, larger than the memory the search may use, ...).
+    Path(menagerie_os::files::PathError),
     Damaged(PathBuf),
     /// The file belongs to the search of another position or history.
     OtherRoot(PathBuf),
@@ -51,6 +54,7 @@ impl fmt::Display for CheckpointError {
     fn fmt(&self, f: &mut fmt::Formatter) -> fmt::Result {
         match self {
             CheckpointError::Io(path, e) => write!(f, "checkpoint {}: {e}", path.display()),
+            CheckpointError::Path(e) => write!(f, "checkpoint {e}"),
             CheckpointError::Damaged(path) => {
                 write!(
                     f,
@@ -142,13 +146,25 @@ impl Checkpoint {
         })
     }
 
+    /// Most bytes of a checkpoint of a search that stores at most
+    /// `stored` positions per goal: the header, and per goal its settled
+    /// positions (9 bytes each) and those kept by history (8 bytes each).
+    pub fn most_bytes(stored: u64) -> u64 {
+        let per_goal = 16u64.saturating_add(stored.saturating_mul(17));
+        40u64.saturating_add(per_goal.saturating_mul(2))
+    }
+
     /// The checkpoint at `path` for the search of `root`; `None` if there
-    /// is no file yet.
-    pub fn load(path: &Path, root: u64) -> Result<Option<Checkpoint>, CheckpointError> {
-        let bytes = match std::fs::read(path) {
+    /// is no file yet. It must be a regular file of at most `limit` bytes
+    /// (what the search may hold: it holds what the file does), and a
+    /// path it could not be written to later is refused now.
+    pub fn load(path: &Path, root: u64, limit: u64) -> Result<Option<Checkpoint>, CheckpointError> {
+        use menagerie_os::files;
+        files::write_target(path).map_err(CheckpointError::Path)?;
+        let bytes = match files::read_bounded(path, limit) {
             Ok(bytes) => bytes,
-            Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(None),
-            Err(e) => return Err(CheckpointError::Io(path.to_path_buf(), e)),
+            Err(e) if e.is_not_found() => return Ok(None),
+            Err(e) => return Err(CheckpointError::Path(e)),
         };
         let checkpoint = Checkpoint::decode(&bytes)
             .ok_or_else(|| CheckpointError::Damaged(path.to_path_buf()))?;
@@ -158,17 +174,12 @@ impl Checkpoint {
         Ok(Some(checkpoint))
     }
 
-    /// Writes the checkpoint whole or not at all.
+    /// Writes the checkpoint whole or not at all, over a regular file or
+    /// nothing only.
     pub fn save(&self, path: &Path) -> Result<(), CheckpointError> {
-        let io = |e| CheckpointError::Io(path.to_path_buf(), e);
-        let mut partial = path.as_os_str().to_owned();
-        partial.push(".partial");
-        let partial = PathBuf::from(partial);
-        std::fs::write(&partial, self.encode()).map_err(io)?;
-        std::fs::File::open(&partial)
-            .and_then(|f| f.sync_all())
-            .map_err(io)?;
-        std::fs::rename(&partial, path).map_err(io)
+        let bytes = self.encode();
+        menagerie_os::files::write_replacing(path, |out| out.write_all(&bytes))
+            .map_err(CheckpointError::Path)
     }
 }
 
@@ -177,11 +188,24 @@ mod tests {
     use super::*;
 
     #[test]
+    fn a_checkpoint_of_n_positions_a_goal_fits_its_bound() {
+        for n in [0usize, 1, 7, 1000] {
+            let checkpoint = Checkpoint {
+                root: 1,
+                nodes: 2,
+                settled: [vec![(3, true); n], vec![(4, false); n]],
+                by_history: [vec![5; n], vec![6; n]],
+            };
+            assert!(checkpoint.encode().len() as u64 <= Checkpoint::most_bytes(n as u64));
+        }
+    }
+
+    #[test]
     fn checkpoints_round_trip_and_refuse_damage_and_other_roots() {
         let dir = std::env::temp_dir().join(format!("menagerie-checkpoint-{}", std::process::id()));
         std::fs::create_dir_all(&dir).unwrap();
         let path = dir.join("proof.ckpt");
-        assert!(Checkpoint::load(&path, 7).unwrap().is_none());
+        assert!(Checkpoint::load(&path, 7, u64::MAX).unwrap().is_none());
         let checkpoint = Checkpoint {
             root: 7,
             nodes: 1234,
@@ -190,11 +214,11 @@ mod tests {
         };
         checkpoint.save(&path).unwrap();
         assert_eq!(
-            Checkpoint::load(&path, 7).unwrap(),
+            Checkpoint::load(&path, 7, u64::MAX).unwrap(),
             Some(checkpoint.clone())
         );
         assert!(matches!(
-            Checkpoint::load(&path, 8),
+            Checkpoint::load(&path, 8, u64::MAX),
             Err(CheckpointError::OtherRoot(_))
         ));
         // A file of the first version: no positions kept by history.
@@ -205,14 +229,14 @@ mod tests {
         first.extend_from_slice(&crc.to_le_bytes());
         let old = dir.join("first.ckpt");
         std::fs::write(&old, &first).unwrap();
-        let read = Checkpoint::load(&old, 7).unwrap().unwrap();
+        let read = Checkpoint::load(&old, 7, u64::MAX).unwrap().unwrap();
         assert_eq!(read.settled, checkpoint.settled);
         assert_eq!(read.by_history, [vec![], vec![]]);
         let mut bytes = std::fs::read(&path).unwrap();
         bytes[20] ^= 1;
         std::fs::write(&path, &bytes).unwrap();
         assert!(matches!(
-            Checkpoint::load(&path, 7),
+            Checkpoint::load(&path, 7, u64::MAX),
             Err(CheckpointError::Damaged(_))
         ));
         std::fs::remove_dir_all(&dir).unwrap();

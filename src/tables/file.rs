@@ -40,7 +40,7 @@
 use std::fmt;
 use std::fs::{self, File};
 use std::io::{self, BufWriter, Read, Write};
-use std::os::unix::fs::{FileExt, OpenOptionsExt};
+use std::os::unix::fs::FileExt;
 use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::sync::{Mutex, OnceLock};
@@ -363,18 +363,16 @@ impl Header {
 }
 
 /// Opens `path` for reading if it is a regular file, without blocking
-/// (a FIFO or a device never holds the engine up).
+/// (a FIFO or a device never holds the engine up): the one way of
+/// `menagerie_os::files`.
 fn open_regular(path: &Path) -> Result<File, FileError> {
-    let io = |e| FileError::Io(path.to_path_buf(), e);
-    let file = fs::OpenOptions::new()
-        .read(true)
-        .custom_flags(libc::O_NONBLOCK | libc::O_CLOEXEC)
-        .open(path)
-        .map_err(io)?;
-    if !file.metadata().map_err(io)?.is_file() {
-        return Err(FileError::NotRegular(path.to_path_buf()));
-    }
-    Ok(file)
+    use menagerie_os::files::PathError;
+    menagerie_os::files::open_regular(path, u64::MAX).map_err(|e| match e {
+        PathError::Io { kind, error, .. } => {
+            FileError::Io(path.to_path_buf(), std::io::Error::new(kind, error))
+        }
+        _ => FileError::NotRegular(path.to_path_buf()),
+    })
 }
 
 /// Writes a slice's entries with their header; the file appears whole or

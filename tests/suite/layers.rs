@@ -87,8 +87,9 @@ const LAYERS: &[(&str, &[&str])] = &[
     ("menagerie-wire", &[]),
     // Endgame tables: the rules' positions, built and probed; no search.
     ("menagerie-tables", &["menagerie-rules", "menagerie-os"]),
-    // The learned evaluation: the rules' inputs through a network; no search.
-    ("menagerie-nnue", &["menagerie-rules"]),
+    // The learned evaluation: the rules' inputs through a network (its
+    // file opened the one way, os's); no search.
+    ("menagerie-nnue", &["menagerie-rules", "menagerie-os"]),
     (
         "menagerie-search",
         &[

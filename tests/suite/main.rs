@@ -23,6 +23,7 @@ mod multiseat;
 mod network;
 mod new_game;
 mod os;
+mod paths;
 mod perft;
 mod pipelines;
 mod promises;

@@ -354,6 +354,26 @@ fn invalid_utf8_is_an_error_not_a_crash() {
     let text = String::from_utf8_lossy(&out.stdout);
     assert_eq!(errors(&text).len(), 1);
     assert!(text.contains("Status: ongoing"));
+    // Refused whole, with the input's own byte count, whatever the line
+    // would have said with other bytes in their place.
+    let out = Command::cargo_bin("menagerie")
+        .unwrap()
+        .write_stdin(
+            [&[0xff; 50][..], b"\ngo \xff\nsetoption name TablePath value /tmp/\xff\n"].concat(),
+        )
+        .output()
+        .unwrap();
+    let text = String::from_utf8_lossy(&out.stdout);
+    assert_eq!(
+        errors(&text),
+        [
+            "info string error: ????????????????????????????????????????... (50 bytes): line of 50 bytes has bytes that are not UTF-8; skipped",
+            "info string error: go: line of 4 bytes has bytes that are not UTF-8; skipped",
+            "info string error: setoption: line of 37 bytes has bytes that are not UTF-8; skipped",
+        ],
+        "{text}"
+    );
+    assert!(text.contains("bestmove (none)"));
 }
 
 #[test]

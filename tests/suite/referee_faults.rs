@@ -675,11 +675,17 @@ fn the_report_shows_seats_progress_and_repeated_games() {
 fn an_openings_file_without_end_or_with_a_huge_line_is_refused_in_bounded_memory() {
     let long_line = temp("long-line.txt");
     std::fs::write(&long_line, format!("@b1 @b2\n{}\n", "@b1 ".repeat(40_000))).unwrap();
+    let sparse = temp("sparse-openings.txt");
+    std::fs::File::create(&sparse)
+        .unwrap()
+        .set_len(10 << 30)
+        .unwrap();
     for (path, said) in [
         (
             PathBuf::from("/dev/zero"),
-            "larger than the limit of 256 MiB".to_string(),
+            "/dev/zero: is a character device, not a regular file".to_string(),
         ),
+        (sparse.clone(), "larger than the limit of 256 MiB".to_string()),
         (
             long_line.clone(),
             "line 2: 160000 bytes, longer than the limit of 65536 bytes".to_string(),

@@ -268,10 +268,6 @@ pub fn prove<G: Game>(
             Keys::History => 0,
             Keys::Clock => mix(0x4b45_5953),
         };
-    let resumed = match settings.checkpoint {
-        Some(path) => Checkpoint::load(path, root_id)?,
-        None => None,
-    };
     // What the process may hold, checked before anything is stored: the
     // two goals share it.
     let collecting = settings.memory_bytes.is_some();
@@ -288,6 +284,15 @@ pub fn prove<G: Game>(
     };
     let max_stored =
         table_bytes.map_or(usize::MAX, |bytes| (bytes / BYTES_PER_STORED / 2) as usize);
+    // A checkpoint holds positions the search stored, and no more than it
+    // may store: one larger is refused by its size before it is read.
+    let resumed = match settings.checkpoint {
+        Some(path) => {
+            let limit = Checkpoint::most_bytes(max_stored as u64);
+            Checkpoint::load(path, root_id, limit)?
+        }
+        None => None,
+    };
     let ProofSettings {
         max_nodes,
         checkpoint,
