@@ -113,6 +113,7 @@ impl Table {
     /// also why the size is checked against the memory available first:
     /// the allocation itself would succeed and the process be killed later.
     pub fn try_new(mib: usize) -> Result<Table, TableError> {
+        memory::allocate_large_blocks_lazily();
         let count = (mib.max(1) << 20) / 16;
         let count =
             (count.next_power_of_two() / if count.is_power_of_two() { 1 } else { 2 }).max(1);
