@@ -65,3 +65,25 @@ def test_table_leaves_beyond_the_reference_are_checked_in_verified_tables(tmp_pa
     engine(f"tables build am men=3 dir={small} threads=1")
     ok, said = check(certificate, "--tables", str(small))
     assert not ok and "the tables given do not hold" in said, said
+
+
+def _rank(value):
+    word, _, n = value.partition(" ")
+    return {"win": (2, -int(n or 0)), "draw": (1, 0), "loss": (0, int(n or 0))}[word]
+
+
+def test_solution_speaks_one_distance_in_the_tables(tmp_path, monkeypatch):
+    # A capture into the 3-men tables: its value counts to that capture,
+    # as the position's own does, so the best move's value is the value.
+    import menagerie
+
+    tables = tmp_path / "tables"
+    built = engine(f"tables build am men=4 dir={tables} threads=1")
+    assert "complete to 4 men" in built, built
+    monkeypatch.setenv("MENAGERIE_TABLES", str(tables))
+    for notation in ["8/WWB2B3/8 w 0", "8/WWB2B3/8 w 40"]:
+        state = menagerie.State("awithlaknannai-mosona", notation=notation)
+        solution = state.solve()
+        assert solution.source == "tables", notation
+        best = max((v for _, v in solution.moves), key=_rank)
+        assert best == solution.value, (notation, solution.moves, solution.value)

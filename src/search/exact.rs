@@ -109,13 +109,33 @@ pub fn play<G: Game>(
             (score, positions as u64)
         }
         Source::Table(slice) => {
-            let root = exact.value(position).unwrap_or(value);
-            let settles = if root == Value::Draw {
-                ""
-            } else {
-                " (moves to the capture that settles it)"
+            let settles = |value: Value| {
+                if value == Value::Draw {
+                    ""
+                } else {
+                    " (moves to the capture that settles it)"
+                }
             };
-            reporter.text(&format!("tables: {slice} table, {root}{settles}"));
+            match exact.value(position) {
+                Some(root) => {
+                    reporter.text(&format!("tables: {slice} table, {root}{}", settles(root)))
+                }
+                None => {
+                    // The position's own file is left out (missing or
+                    // failed a check): the value is the best move's, from
+                    // the table after it.
+                    let mut child = position.clone();
+                    child.play(best);
+                    let after = match child.table_slice() {
+                        Some(slice) => format!("{slice} table after {best}"),
+                        None => format!("the rules after {best}"),
+                    };
+                    reporter.text(&format!(
+                        "tables: {after} (the position's own file is left out), {value}{}",
+                        settles(value)
+                    ));
+                }
+            }
             (Score::Cp(score(value)), pv.len() as u64)
         }
     };

@@ -191,6 +191,27 @@ impl<G: Game> Exact<G> {
         }
     }
 
+    /// The value of playing `mv` from `position`, for the side to move,
+    /// in the metric `position`'s own value is in: for a solved game,
+    /// moves to the end (one more than the position after it); for the
+    /// endgame tables, moves to the capture or end that settles the game
+    /// (Syzygy's distance to zeroing), so a capture, or a move that ends
+    /// the game, settles it with this very move whatever comes after.
+    /// `child` is the position after `mv`.
+    pub fn value_of_move(&mut self, position: &G, mv: G::Move, child: &G) -> Option<Value> {
+        let after = self.value(child)?;
+        let solved = self
+            .solution
+            .as_mut()
+            .is_some_and(|s| s.value(position).is_some());
+        let settles = position.is_capture(mv) || child.outcome().is_some();
+        Some(if settles && !solved {
+            Value::with(after.wdl().flipped(), 1)
+        } else {
+            after.for_mover()
+        })
+    }
+
     /// Where the values of `position` come from.
     pub fn source(&self, position: &G) -> Option<Source> {
         match &self.solution {
@@ -215,7 +236,7 @@ impl<G: Game> Exact<G> {
             .map(|mv| {
                 let mut child = position.clone();
                 child.play(mv);
-                Some((mv, self.value(&child)?.for_mover()))
+                Some((mv, self.value_of_move(position, mv, &child)?))
             })
             .collect::<Option<Vec<_>>>()?;
         Some(Analysis {
@@ -256,7 +277,7 @@ impl<G: Game> Exact<G> {
             let value = if ends_drawn {
                 Value::Draw
             } else {
-                self.value(&child)?.for_mover()
+                self.value_of_move(position, mv, &child)?
             };
             let taste = match value {
                 _ if ends_drawn => (false, 0, 0, 0),

@@ -460,3 +460,66 @@ fn verification_resumes_from_its_records_and_checks_again_what_changed() {
     assert_ne!(status, Some(0), "{out}");
     assert!(out.contains("1 damaged files"), "{out}");
 }
+
+/// `win N` beats `draw` beats `loss N`; sooner wins and later losses
+/// are better.
+fn rank(value: &str) -> (i32, i64) {
+    let n = |v: &str| v.parse::<i64>().unwrap();
+    match value.split_once(' ') {
+        Some(("win", k)) => (2, -n(k)),
+        Some(("loss", k)) => (0, n(k)),
+        _ if value == "draw" => (1, 0),
+        _ => panic!("not a value: {value}"),
+    }
+}
+
+#[test]
+fn solve_speaks_one_distance_the_best_move_is_the_value_in_every_position_of_a_slice() {
+    use menagerie_rules::game::endgame::Slice;
+    use menagerie_rules::game::Game;
+    use menagerie_rules::games::awithlaknannai::{AwRules, Awithlaknannai};
+    let dir = fresh_dir("one-distance");
+    let (status, out) = cli(&["tables", "build", "am", "men=4", &format!("dir={}", dir.display())]);
+    assert_eq!(status, Some(0), "{out}");
+    let endgame = Awithlaknannai::endgame().unwrap();
+    let rules = AwRules {
+        lined: true,
+        straight: false,
+        count: false,
+    };
+    // Every position of a slice of 4 men whose captures lead into the
+    // 3-men tables (not to the end of the game), at the no-progress
+    // clock's start, middle and end (the limit is 50 plies); one `solve`
+    // at a time, as a GUI asks them.
+    let mut engine = crate::live::Engine::start();
+    engine.send(&format!(
+        "setoption name TablePath value {}\nnewgame am\n",
+        dir.display()
+    ));
+    let slice = Slice::new(2, 2);
+    let (mut positions, mut checked) = (0, 0);
+    for index in 0..(endgame.slice_size)(slice) {
+        let Some(position) = (endgame.position)(&rules, slice, index) else {
+            continue;
+        };
+        let notation = position.to_string();
+        let (board, _clock) = notation.rsplit_once(' ').unwrap();
+        for clock in [0, 25, 48] {
+            engine.send(&format!("position fen {board} {clock}\nsolve\n"));
+            let answer = engine.until(|l| l.starts_with("Value: ") || l.starts_with("info string error"));
+            let value = answer.last().unwrap().strip_prefix("Value: ").unwrap_or_else(|| panic!("{answer:?}"));
+            let moves: Vec<&str> = answer
+                .iter()
+                .filter(|l| !l.starts_with("info ") && !l.starts_with("Value: "))
+                .filter_map(|l| l.split_once(": ").map(|(_, v)| v))
+                .collect();
+            positions += 1;
+            if let Some(best) = moves.iter().max_by_key(|v| rank(v)) {
+                assert_eq!(*best, value, "position fen {board} {clock}: {answer:?}");
+                checked += 1;
+            }
+        }
+    }
+    eprintln!("{checked} positions of {positions} with moves checked");
+    assert!(checked * 10 > positions * 9, "{checked} of {positions}");
+}
