@@ -27,7 +27,16 @@ must be so decided; a table leaf's value must be the reference's, and
 agree with the claim. A node met again must be the same position with
 the same positions since the last capture. Prints one line per claim
 and exits 0 when every claim holds, else prints why and exits 1.
+
+What was never a proof is refused before any walk: a path that is not a
+regular file (opened without blocking) or is larger than MOST_BYTES, a
+claim for a seat the game does not have, a start the game's notation
+refuses (its rows, men, side and clock read here by this checker's own
+rules), and ruleset words outside the game's options. Nothing it reads
+makes it print a traceback.
 """
+import os
+import stat
 import sys
 
 sys.setrecursionlimit(10_000)
@@ -36,6 +45,16 @@ from awithlaknannai_perft import geometry, moves, name, parse, play  # noqa: E40
 from awithlaknannai_tables import LIMIT, notation  # noqa: E402
 
 TABLE_MEN = 3
+# The game's seats, as certificates write them.
+SEATS = ("w", "b")
+# The ruleset options of the game and their values (RULES.md section 2).
+OPTIONS = {"board": ("lined", "plain"), "leap": ("bent", "straight"), "ending": ("draw", "count")}
+# Points of the board's rows, top to bottom, and most men of a side.
+ROW_POINTS = (8, 9, 8)
+MOST_MEN = 12
+# Most bytes read of a certificate: far above any proof written so far
+# (29,555 positions took 2 MB); a larger file is refused by its size.
+MOST_BYTES = 256 << 20
 
 
 class Refused(Exception):
@@ -227,9 +246,90 @@ def check_claim(rules, claim, nodes, root):
     return counts
 
 
+def read_bounded(path):
+    """The text of the regular file at `path`: opened without blocking (a
+    FIFO or a device never holds the checker up), refused by its size
+    past MOST_BYTES, and refused unless it is UTF-8."""
+    kinds = [(stat.S_ISFIFO, "a FIFO"), (stat.S_ISCHR, "a character device"), (stat.S_ISBLK, "a block device"),
+             (stat.S_ISDIR, "a folder"), (stat.S_ISSOCK, "a socket")]
+    try:
+        fd = os.open(path, os.O_RDONLY | os.O_NONBLOCK | getattr(os, "O_NOCTTY", 0))
+    except OSError as e:
+        raise Refused(f"cannot read {path}: {e.strerror}")
+    try:
+        info = os.fstat(fd)
+        if not stat.S_ISREG(info.st_mode):
+            what = next((word for test, word in kinds if test(info.st_mode)), "not a file")
+            raise Refused(f"{path}: is {what}, not a regular file")
+        if info.st_size > MOST_BYTES:
+            raise Refused(f"{path}: {info.st_size} bytes, more than the {MOST_BYTES} a certificate may hold")
+        chunks, size = [], 0
+        while size <= MOST_BYTES:
+            chunk = os.read(fd, 1 << 20)
+            if not chunk:
+                break
+            chunks.append(chunk)
+            size += len(chunk)
+        if size > MOST_BYTES:
+            raise Refused(f"{path}: more than the {MOST_BYTES} bytes a certificate may hold")
+    finally:
+        os.close(fd)
+    try:
+        return b"".join(chunks).decode("utf-8")
+    except UnicodeDecodeError:
+        raise Refused(f"{path}: bytes that are not UTF-8")
+
+
+def check_ruleset(words):
+    """The ruleset words of the header: each a key of the game's options
+    with one of its values, each key once."""
+    seen = set()
+    for word in words:
+        key, eq, value = word.partition("=")
+        if not eq or key not in OPTIONS:
+            raise Refused(f"ruleset word '{word}': not an option of the game ({', '.join(OPTIONS)})")
+        if value not in OPTIONS[key]:
+            raise Refused(f"ruleset word '{word}': {key} is one of {'|'.join(OPTIONS[key])}")
+        if key in seen:
+            raise Refused(f"ruleset option {key} given twice")
+        seen.add(key)
+
+
+def check_start(words):
+    """The start as the game's notation has it, by this checker's own
+    reading: three rows of 8, 9 and 8 points (digits for runs of empty
+    points, W and B for men), at most 12 men a side, the side to move w
+    or b, and a no-progress clock of 0 to the limit."""
+    if len(words) != 3:
+        raise Refused(f"start '{' '.join(words)}': a board, a side and a clock, not {len(words)} fields")
+    board, side, clock = words
+    rows = board.split("/")
+    if len(rows) != len(ROW_POINTS):
+        raise Refused(f"start '{' '.join(words)}': {len(rows)} rows, not {len(ROW_POINTS)}")
+    men = {"W": 0, "B": 0}
+    for number, (row, points) in enumerate(zip(rows, ROW_POINTS), 1):
+        count = 0
+        for ch in row:
+            if ch in "12345678" or (ch == "9" and points == 9):
+                count += int(ch)
+            elif ch in men:
+                men[ch] += 1
+                count += 1
+            else:
+                raise Refused(f"start '{' '.join(words)}': row {number} has '{ch}'")
+        if count != points:
+            raise Refused(f"start '{' '.join(words)}': row {number} has {count} points, not {points}")
+    for colour, n in men.items():
+        if n > MOST_MEN:
+            raise Refused(f"start '{' '.join(words)}': {n} {colour} men, more than {MOST_MEN}")
+    if side not in SEATS:
+        raise Refused(f"start '{' '.join(words)}': side '{side}', not w or b")
+    if not clock.isdigit() or not 0 <= int(clock) <= LIMIT:
+        raise Refused(f"start '{' '.join(words)}': clock '{clock}', not 0 to {LIMIT}")
+
+
 def read(path):
-    with open(path) as f:
-        lines = [line.split() for line in f]
+    lines = [line.split() for line in read_bounded(path).splitlines()]
     if not lines or lines[0] != ["menagerie-certificate", "1"]:
         raise Refused("not a menagerie certificate (version 1)")
     if lines[-1] != ["end"]:
@@ -243,11 +343,17 @@ def read(path):
             raise Refused(f"the header has no '{key}' line")
     if header.get("game") != ["awithlaknannai-mosona"]:
         raise Refused(f"game {' '.join(header.get('game', []))}: this checker knows Awithlaknannai Mosona only")
+    check_ruleset(header["ruleset"])
+    check_start(header["start"])
     claims, current = [], None
     for words in lines[5:-1]:
+        if not words:
+            raise Refused("an empty line among the claims")
         if words[0] == "claim":
             if len(words) != 3 or words[2] not in ("wins", "cannot-win"):
                 raise Refused(f"a bad claim: {' '.join(words)}")
+            if words[1] not in SEATS:
+                raise Refused(f"a claim for seat '{words[1]}', which the game does not have (w, b)")
             current = {}
             claims.append(((words[1].upper(), words[2]), current))
         elif current is None:
@@ -286,10 +392,9 @@ def main():
         print("usage: awithlaknannai_certificate.py CERTIFICATE [--tables DIR]", file=sys.stderr)
         sys.exit(2)
     try:
-        try:
-            header, claims = read(args[0])
-        except OSError as e:
-            raise Refused(f"cannot read {args[0]}: {e.strerror}")
+        if tables is not None and not os.path.isdir(tables):
+            raise Refused(f"--tables {tables}: not a folder")
+        header, claims = read(args[0])
         rules = Rules(header["ruleset"], tables)
         root = root_state(rules, header)
         for claim, nodes in claims:
@@ -305,6 +410,10 @@ def main():
         # A line that is not a record of the format (a word missing, a
         # node id that is no number, a header line left out).
         print(f"certificate refused: malformed: {type(e).__name__}: {e}")
+        sys.exit(1)
+    except (MemoryError, RecursionError, OSError) as e:
+        # Never a traceback: what the checker could not do, in a line.
+        print(f"certificate refused: cannot be checked here: {type(e).__name__}: {e}")
         sys.exit(1)
 
 

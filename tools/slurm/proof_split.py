@@ -5,7 +5,7 @@ the parts' certificates into one certificate of the whole.
     proof_split.py plan DIR --engine E --depth D --game "GAME [WORDS]" --position "POSITION"
     proof_split.py task DIR I [--nodes N] [--memory MIB] [--tables PATH]
     proof_split.py run DIR [task options] [--jobs J]   every task here, J at once
-    proof_split.py merge DIR
+    proof_split.py merge DIR [--tables PATH]
 
 `plan` asks the engine for the tree of every line of D moves from the
 position (`position` command words, e.g. "fen 8/2B1W1W2/8 b 0" or
@@ -16,8 +16,10 @@ game ended sooner, is a task, written with the tree to DIR/plan.json.
 counts the nodes of earlier runs, so a task left unsettled goes on with a
 larger --nodes) and a certificate (DIR/task-I.cert, when it settles
 something); its output goes to DIR/task-I.out. tools/slurm/proof.sh
-runs the tasks as a Slurm job array. `merge` reads the tasks'
-certificates and settles the tree's positions by their claims (a claim
+runs the tasks as a Slurm job array. `merge` has each task's
+certificate checked by the game's independent checker (with --tables
+for table leaves of more men than the checker values itself; a part it
+refuses stops the merge), then reads the certificates and settles the tree's positions by their claims (a claim
 holds where the side it favours has a move to a position where it holds,
 or the other side has only such moves); it writes DIR/proof.cert, a
 certificate of the position (the tree's nodes, then each task's proof
@@ -30,6 +32,7 @@ import argparse
 import concurrent.futures
 import json
 import os
+import stat
 import subprocess
 import sys
 
@@ -132,6 +135,37 @@ def run(args):
         sys.exit("run: " + ", ".join(f"task {i} failed with status {s}" for i, s in failed))
 
 
+# The independent checker of each game's certificates: a part is merged
+# only once its checker has accepted it.
+CHECKERS = {
+    "awithlaknannai-mosona": os.path.join(
+        os.path.dirname(os.path.abspath(__file__)), "..", "reference", "awithlaknannai_certificate.py"
+    ),
+}
+
+
+def checked(path, tables):
+    """Runs the game's checker on the part at `path` (with the verified
+    tables of `tables`, if given); exits the merge if it is refused."""
+    game = None
+    if not stat.S_ISREG(os.stat(path).st_mode):
+        sys.exit(f"merge: {path}: not a regular file")
+    try:
+        with open(path, "rb") as f:
+            head = f.read(4096).decode("utf-8", "replace").splitlines()
+        game = next((line.split(" ", 1)[1] for line in head[:3] if line.startswith("game ")), None)
+    except OSError as e:
+        sys.exit(f"merge: {path}: {e.strerror}")
+    checker = CHECKERS.get(game)
+    if checker is None:
+        sys.exit(f"merge: {path}: no independent checker for game {game}; nothing is merged unchecked")
+    extra = ["--tables", tables] if tables else []
+    done = subprocess.run([sys.executable, checker, path, *extra], capture_output=True, text=True)
+    if done.returncode != 0:
+        said = (done.stdout + done.stderr).strip().splitlines()
+        sys.exit(f"merge: {path}: refused by the checker: {said[-1] if said else done.returncode}")
+
+
 def read_certificate(path):
     """The header's start and moves, and each claim's node lines."""
     with open(path) as f:
@@ -162,7 +196,10 @@ def merge(args):
         if node["task"] is None:
             continue
         path = os.path.join(args.dir, f"task-{node['task']}.cert")
-        if os.path.exists(path):
+        if os.path.lexists(path):
+            # Checked before it is trusted: a claim the checker refuses
+            # would pass into the merged proof unseen.
+            checked(path, args.tables)
             part_header, claims = read_certificate(path)
             parts[node["task"]] = claims
             # Every part starts where the others do, its line after the
@@ -303,6 +340,7 @@ def main():
             p.add_argument("--jobs", type=int, default=1, help="tasks at once (engine processes)")
     p = sub.add_parser("merge")
     p.add_argument("dir")
+    p.add_argument("--tables", help="verified tables for the checker's table leaves of more than 3 men")
     args = parser.parse_args()
     {"plan": plan, "task": task, "run": run, "merge": merge}[args.command](args)
 
