@@ -86,6 +86,16 @@ impl Engine {
         }
     }
 
+    /// Minor page faults of the engine so far: pages it touched for the
+    /// first time (a count of work that no machine's speed changes).
+    pub fn minor_faults(&self) -> u64 {
+        let stat = std::fs::read_to_string(format!("/proc/{}/stat", self.child.id())).unwrap();
+        // Fields after the command's closing parenthesis; minflt is the
+        // 10th field of the line, the 8th after it.
+        let after = &stat[stat.rfind(')').unwrap() + 2..];
+        after.split_whitespace().nth(7).unwrap().parse().unwrap()
+    }
+
     /// The engine's peak resident memory, in KiB.
     pub fn peak_kib(&self) -> u64 {
         crate::common::peak_kib(self.child.id())
