@@ -7,8 +7,11 @@
 # (RUST_LOG=debug: each move must be its engine's answer to that very
 # position; examples/answer_check.rs), and the records are replayed.
 #
-# Usage: tools/soak.sh [GAMES] [TC] [HOGS] [PAUSES]
-#   defaults: 1000 games, 2+0.02, 4 hogs, PAUSES=yes (no: none)
+# Usage: tools/soak.sh [GAMES] [TC] [HOGS] [PAUSES] [SETTING]
+#   defaults: 1000 games, 2+0.02, 4 hogs, PAUSES=yes (no: none);
+#   SETTING: one more engine setting for both engines, such as
+#   'option.Move Overhead=100'
+# SOAK_DIR names the output folder (default target/soak).
 # Output in target/soak/ (records, engine logs, referee output); the
 # exit status is 0 when every check passed. docs/promises.md quotes runs.
 set -euo pipefail
@@ -17,10 +20,12 @@ games=${1:-1000}
 tc=${2:-2+0.02}
 hogs=${3:-4}
 pauses=${4:-yes}
+setting=()
+if [ -n "${5:-}" ]; then setting=("$5"); fi
 
 cargo build --release --quiet
 cargo build --release --quiet --example answer_check
-dir=target/soak
+dir=${SOAK_DIR:-target/soak}
 rm -rf "$dir"
 mkdir -p "$dir/logs" "$dir/bin"
 # Copies: a build during the soak changes nothing under way.
@@ -47,8 +52,8 @@ for _ in $(seq "$hogs"); do
 done
 
 started=$SECONDS
-"$dir/bin/referee" --engine "$dir/full.sh" name=full \
-    --engine "$dir/skill5.sh" name=skill5 option.Skill=5 \
+"$dir/bin/referee" --engine "$dir/full.sh" name=full "${setting[@]}" \
+    --engine "$dir/skill5.sh" name=skill5 option.Skill=5 "${setting[@]}" \
     --game awithlaknannai-mosona --games "$games" --tc "$tc" \
     --random-openings 6 --concurrency 2 --seed 60 --rating-interval 100 \
     --record "$dir/games.txt" > "$dir/referee.txt" 2>&1 &
@@ -73,7 +78,7 @@ wait "$referee" || status=$?
 referee=""
 seconds=$((SECONDS - started))
 
-echo "soak: $games games at --tc $tc --concurrency 2 beside $hogs hogs, $paused pauses, $seconds s, referee status $status"
+echo "soak: $games games at --tc $tc --concurrency 2 beside $hogs hogs, $paused pauses, ${setting[*]:-default settings}, $seconds s, referee status $status"
 grep "^Score of" "$dir/referee.txt" | tail -1 || true
 grep -E "^(Endings|Forfeits|Engine restarts|Replies to no request|Machine|Warning)" "$dir/referee.txt" || true
 recorded=$(grep -c . "$dir/games.txt" || true)
