@@ -269,7 +269,9 @@ fn main() {
                         answers.answer(&position_line, &reply);
                         answers.answer(&position_line, &reply);
                     }
-                    _ => answers.answer(&position_line, &random_move(session.as_ref(), seed, asked)),
+                    _ => {
+                        answers.answer(&position_line, &random_move(session.as_ref(), seed, asked))
+                    }
                 }
             }
             _ => {}

@@ -27,7 +27,11 @@ pub enum PathError {
     /// A folder was meant, and something else is there.
     NotFolder { path: PathBuf, is: &'static str },
     /// Larger than the format allows.
-    TooLarge { path: PathBuf, bytes: u64, limit: u64 },
+    TooLarge {
+        path: PathBuf,
+        bytes: u64,
+        limit: u64,
+    },
     /// A symbolic link to nothing.
     DanglingLink(PathBuf),
     /// What the system said: its kind, and its words.
@@ -287,9 +291,16 @@ mod tests {
         let pipe = temp("pipe");
         fifo(&pipe);
         let refused = read_bounded(&pipe, 100).unwrap_err();
-        assert_eq!(refused.to_string(), format!("{}: is a FIFO, not a regular file", pipe.display()));
+        assert_eq!(
+            refused.to_string(),
+            format!("{}: is a FIFO, not a regular file", pipe.display())
+        );
         let dev = read_bounded(Path::new("/dev/zero"), 100).unwrap_err();
-        assert!(dev.to_string().ends_with("is a character device, not a regular file"), "{dev}");
+        assert!(
+            dev.to_string()
+                .ends_with("is a character device, not a regular file"),
+            "{dev}"
+        );
         let dir = read_bounded(&std::env::temp_dir(), 100).unwrap_err();
         assert!(dir.to_string().contains("is a folder"), "{dir}");
         let missing = read_bounded(&temp("missing"), 100).unwrap_err();
@@ -313,14 +324,24 @@ mod tests {
         let pipe = temp("w-pipe");
         fifo(&pipe);
         let refused = write_replacing(&pipe, |w| w.write_all(b"x")).unwrap_err();
-        assert!(refused.to_string().ends_with("is a FIFO, not a regular file"));
+        assert!(refused
+            .to_string()
+            .ends_with("is a FIFO, not a regular file"));
         assert!(fs::symlink_metadata(&pipe).unwrap().file_type().is_fifo());
         let to_null = temp("to-null");
         let _ = fs::remove_file(&to_null);
         std::os::unix::fs::symlink("/dev/null", &to_null).unwrap();
         let refused = write_replacing(&to_null, |w| w.write_all(b"x")).unwrap_err();
-        assert!(refused.to_string().contains("a symbolic link to a character device"), "{refused}");
-        assert!(fs::symlink_metadata(&to_null).unwrap().file_type().is_symlink());
+        assert!(
+            refused
+                .to_string()
+                .contains("a symbolic link to a character device"),
+            "{refused}"
+        );
+        assert!(fs::symlink_metadata(&to_null)
+            .unwrap()
+            .file_type()
+            .is_symlink());
         // A link to a file: the file is written, the link stays.
         let real = temp("real");
         fs::write(&real, b"old").unwrap();
@@ -329,14 +350,23 @@ mod tests {
         std::os::unix::fs::symlink(&real, &link).unwrap();
         write_replacing(&link, |w| w.write_all(b"new")).unwrap();
         assert_eq!(fs::read(&real).unwrap(), b"new");
-        assert!(fs::symlink_metadata(&link).unwrap().file_type().is_symlink());
+        assert!(fs::symlink_metadata(&link)
+            .unwrap()
+            .file_type()
+            .is_symlink());
         // A failed write leaves the file as it was, and no part file.
         let failed = write_replacing(&real, |_| Err(io::Error::other("cut")));
         assert!(failed.is_err());
         assert_eq!(fs::read(&real).unwrap(), b"new");
         let parts = fs::read_dir(real.parent().unwrap())
             .unwrap()
-            .filter(|e| e.as_ref().unwrap().file_name().to_string_lossy().contains(".part"))
+            .filter(|e| {
+                e.as_ref()
+                    .unwrap()
+                    .file_name()
+                    .to_string_lossy()
+                    .contains(".part")
+            })
             .count();
         assert_eq!(parts, 0);
         let dangling = temp("dangling");

@@ -303,4 +303,3 @@ impl UpkeepCounts {
         self.restarts[e].values().sum()
     }
 }
-

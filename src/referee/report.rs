@@ -293,7 +293,12 @@ pub fn upkeep(names: &[String; 2], upkeep: &super::outcome::UpkeepCounts, out: &
                 .iter()
                 .map(|(why, n)| format!("{n} {why}"))
                 .collect();
-            format!("{} {} ({})", names[e], upkeep.restarts_of(e), why.join("; "))
+            format!(
+                "{} {} ({})",
+                names[e],
+                upkeep.restarts_of(e),
+                why.join("; ")
+            )
         })
         .collect();
     if !restarts.is_empty() {

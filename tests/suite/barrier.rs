@@ -48,7 +48,11 @@ fn idle_readyok_comes_after_the_answers_of_queries_behind_a_new_game() {
 
 #[test]
 fn idle_readyok_comes_after_the_game_over_line_of_a_position() {
-    for before in ["", "newgame hat-diviyan-keliya board=large\n", "ucinewgame\n"] {
+    for before in [
+        "",
+        "newgame hat-diviyan-keliya board=large\n",
+        "ucinewgame\n",
+    ] {
         let lines = transcript(&format!(
             "{before}newgame hdk\nposition fen T/LLL/LL1/L1L l 0 0 99 moves b3c3\nisready\n"
         ));
@@ -73,8 +77,14 @@ fn idle_readyok_comes_after_a_long_new_game_set_up_and_what_waits_behind_it() {
     let response = place(&lines, |l| l.starts_with("response "));
     let legal = place(&lines, |l| l.starts_with("legal "));
     let ready = place(&lines, |l| l == "readyok");
-    assert!(status < response && response < legal && legal < ready, "{lines:?}");
-    assert!(lines.contains(&"Notation: 1/3/2T/3/3 l 1 8 0".to_string()), "{lines:?}");
+    assert!(
+        status < response && response < legal && legal < ready,
+        "{lines:?}"
+    );
+    assert!(
+        lines.contains(&"Notation: 1/3/2T/3/3 l 1 8 0".to_string()),
+        "{lines:?}"
+    );
     let second = lines.len() - 2;
     assert_eq!(lines[second], "readyok", "{lines:?}");
     assert!(lines[lines.len() - 1].starts_with("response "));
@@ -100,9 +110,10 @@ fn readyok_is_at_once_during_each_kind_of_long_work_which_goes_on() {
         ("bench playouts 1000000000".into(), |l| {
             l == "info string bench stopped before the end"
         }),
-        ("newgame safari-dual\nsolve nodes 1000000000000".into(), |l| {
-            l.starts_with("Value: ")
-        }),
+        (
+            "newgame safari-dual\nsolve nodes 1000000000000".into(),
+            |l| l.starts_with("Value: "),
+        ),
         (
             format!(
                 "tables build awithlaknannai-mosona men=8 dir={}",
@@ -168,10 +179,16 @@ fn a_search_sent_while_a_set_up_runs_answers_isready_at_once_once_it_runs() {
     let mut engine = Engine::start();
     engine.send("setoption name Hash value 256\nnewgame safari-dual\ngo infinite\nisready\n");
     let before = engine.until(|l| l == "readyok");
-    assert!(!before.iter().any(|l| l.starts_with("bestmove")), "{before:?}");
+    assert!(
+        !before.iter().any(|l| l.starts_with("bestmove")),
+        "{before:?}"
+    );
     engine.send("stop\n");
     let after = engine.rest_after_quit();
-    assert_eq!(after.iter().filter(|l| l.starts_with("bestmove ")).count(), 1);
+    assert_eq!(
+        after.iter().filter(|l| l.starts_with("bestmove ")).count(),
+        1
+    );
 }
 
 #[test]
@@ -203,8 +220,15 @@ fn every_isready_gets_one_readyok_even_past_a_full_queue() {
         lines.iter().filter(|l| l.starts_with("response ")).count(),
         24
     );
-    assert!(!lines.iter().any(|l| l.contains("error")), "{:?}", tail(&lines));
-    assert_eq!(lines.iter().filter(|l| l.starts_with("bestmove ")).count(), 1);
+    assert!(
+        !lines.iter().any(|l| l.contains("error")),
+        "{:?}",
+        tail(&lines)
+    );
+    assert_eq!(
+        lines.iter().filter(|l| l.starts_with("bestmove ")).count(),
+        1
+    );
     // The last answer is a `readyok`: every query was answered before
     // the pings that came after it.
     assert_eq!(lines.last().map(String::as_str), Some("readyok"));

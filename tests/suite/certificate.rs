@@ -288,7 +288,8 @@ fn a_proof_split_by_its_first_two_plies_merges_into_a_certificate_that_holds() {
     let part = (0..64)
         .map(|i| dir.join(format!("task-{i}.cert")))
         .find(|p| {
-            std::fs::read_to_string(p).is_ok_and(|t| t.contains(" leaf table win") || t.contains(" leaf table loss"))
+            std::fs::read_to_string(p)
+                .is_ok_and(|t| t.contains(" leaf table win") || t.contains(" leaf table loss"))
         })
         .expect("a part with a table leaf");
     let kept = std::fs::read_to_string(&part).unwrap();
@@ -346,27 +347,64 @@ fn other_rulesets_are_certified_and_checked_under_their_own_rules() {
     refused_for(&drawn, "the rules' result goes against the claim");
 }
 
+/// A forged certificate: its name, the edit that makes it, and the
+/// reason the checker must give.
+type Forgery<'a> = (&'a str, &'a dyn Fn(&str) -> String, &'a str);
+
 #[test]
 fn what_was_never_a_proof_is_refused_for_its_reason() {
     let dir = tables("tables-forged");
-    let (out, path) = solve(Some(&dir), "fen 5WW1/1B7/4W3 b 0", 1_000_000, "forged-base.cert");
+    let (out, path) = solve(
+        Some(&dir),
+        "fen 5WW1/1B7/4W3 b 0",
+        1_000_000,
+        "forged-base.cert",
+    );
     assert!(out.contains("Value: loss"), "{out}");
     let (ok, said) = check(&path);
     assert!(ok, "{said}");
     let header = "\nstart 5WW1/1B7/4W3 b 0\n";
-    let forgeries: &[(&str, &dyn Fn(&str) -> String, &str)] = &[
-        ("seat", &|t| t.replace("claim w wins", "claim x cannot-win"), "a claim for seat 'x'"),
-        ("side", &|t| t.replace(header, "\nstart 8/9/8 x 0\n"), "side 'x', not w or b"),
-        ("one-row", &|t| t.replace(header, "\nstart 5WW1 b 0\n"), "1 rows, not 3"),
+    let forgeries: &[Forgery] = &[
+        (
+            "seat",
+            &|t| t.replace("claim w wins", "claim x cannot-win"),
+            "a claim for seat 'x'",
+        ),
+        (
+            "side",
+            &|t| t.replace(header, "\nstart 8/9/8 x 0\n"),
+            "side 'x', not w or b",
+        ),
+        (
+            "one-row",
+            &|t| t.replace(header, "\nstart 5WW1 b 0\n"),
+            "1 rows, not 3",
+        ),
         (
             "thirteen",
             &|t| t.replace(header, "\nstart BBBBBBBB/BBBBB1WWW/8 b 0\n"),
             "13 B men, more than 12",
         ),
-        ("negative-clock", &|t| t.replace(header, "\nstart 5WW1/1B7/4W3 b -1\n"), "clock '-1'"),
-        ("late-clock", &|t| t.replace(header, "\nstart 5WW1/1B7/4W3 b 51\n"), "clock '51'"),
-        ("short-row", &|t| t.replace(header, "\nstart 5WW/1B7/4W3 b 0\n"), "row 1 has 7 points"),
-        ("letter", &|t| t.replace(header, "\nstart 5WX1/1B7/4W3 b 0\n"), "row 1 has 'X'"),
+        (
+            "negative-clock",
+            &|t| t.replace(header, "\nstart 5WW1/1B7/4W3 b -1\n"),
+            "clock '-1'",
+        ),
+        (
+            "late-clock",
+            &|t| t.replace(header, "\nstart 5WW1/1B7/4W3 b 51\n"),
+            "clock '51'",
+        ),
+        (
+            "short-row",
+            &|t| t.replace(header, "\nstart 5WW/1B7/4W3 b 0\n"),
+            "row 1 has 7 points",
+        ),
+        (
+            "letter",
+            &|t| t.replace(header, "\nstart 5WX1/1B7/4W3 b 0\n"),
+            "row 1 has 'X'",
+        ),
         (
             "unknown-word",
             &|t| t.replace("ending=draw\n", "ending=draw colour=red\n"),
@@ -390,12 +428,22 @@ fn what_was_never_a_proof_is_refused_for_its_reason() {
     // Paths that hold no file: at once, without a traceback.
     let fifo = temp_path("certificate", "forged.fifo");
     let _ = std::fs::remove_file(&fifo);
-    assert!(std::process::Command::new("mkfifo").arg(&fifo).status().unwrap().success());
+    assert!(std::process::Command::new("mkfifo")
+        .arg(&fifo)
+        .status()
+        .unwrap()
+        .success());
     refused_for(&fifo, "is a FIFO, not a regular file");
-    refused_for(Path::new("/dev/zero"), "is a character device, not a regular file");
+    refused_for(
+        Path::new("/dev/zero"),
+        "is a character device, not a regular file",
+    );
     refused_for(&dir, "is a folder, not a regular file");
     let sparse = temp_path("certificate", "forged-sparse.cert");
-    std::fs::File::create(&sparse).unwrap().set_len(10 << 30).unwrap();
+    std::fs::File::create(&sparse)
+        .unwrap()
+        .set_len(10 << 30)
+        .unwrap();
     refused_for(&sparse, "more than the 268435456 a certificate may hold");
     std::fs::remove_file(&sparse).unwrap();
     let binary = temp_path("certificate", "forged-binary.cert");

@@ -262,7 +262,6 @@ fn isready_and_stop_overtake_a_full_queue_behind_a_search() {
     );
 }
 
-
 #[test]
 fn a_read_only_command_is_answered_during_a_search_about_the_position_it_started_from() {
     let mut engine = searching();

@@ -54,8 +54,24 @@ impl Use {
     fn kinds(self) -> &'static [Kind] {
         use Kind::*;
         match self {
-            Use::Read => &[Fifo, Device, LinkToDevice, Folder, Sparse, MissingFolder, Denied],
-            Use::Write => &[Fifo, Device, LinkToDevice, Folder, MissingFolder, Denied, FileSizeLimit],
+            Use::Read => &[
+                Fifo,
+                Device,
+                LinkToDevice,
+                Folder,
+                Sparse,
+                MissingFolder,
+                Denied,
+            ],
+            Use::Write => &[
+                Fifo,
+                Device,
+                LinkToDevice,
+                Folder,
+                MissingFolder,
+                Denied,
+                FileSizeLimit,
+            ],
             Use::Folder => &[Fifo, Device, LinkToDevice, Sparse],
         }
     }
@@ -76,7 +92,13 @@ fn private_device(dir: &Path) -> Option<PathBuf> {
     let path = dir.join("private-null");
     let _ = std::fs::remove_file(&path);
     // SAFETY: a valid C path; makedev(1, 3) is the null device's number.
-    let made = unsafe { libc::mknod(c_path(&path).as_ptr(), libc::S_IFCHR | 0o666, libc::makedev(1, 3)) };
+    let made = unsafe {
+        libc::mknod(
+            c_path(&path).as_ptr(),
+            libc::S_IFCHR | 0o666,
+            libc::makedev(1, 3),
+        )
+    };
     (made == 0).then_some(path)
 }
 
@@ -90,16 +112,21 @@ fn make(kind: Kind, usage: Use, dir: &Path, n: usize) -> Option<PathBuf> {
             // SAFETY: a valid C path.
             assert_eq!(unsafe { libc::mkfifo(c_path(&path).as_ptr(), 0o666) }, 0);
         }
-        Kind::Device => return private_device(dir).map(|d| {
-            std::fs::rename(&d, &path).unwrap();
-            path
-        }),
+        Kind::Device => {
+            return private_device(dir).map(|d| {
+                std::fs::rename(&d, &path).unwrap();
+                path
+            })
+        }
         Kind::LinkToDevice => {
             let device = private_device(dir).unwrap_or_else(|| PathBuf::from("/dev/zero"));
             std::os::unix::fs::symlink(device, &path).unwrap();
         }
         Kind::Folder => std::fs::create_dir(&path).unwrap(),
-        Kind::Sparse => std::fs::File::create(&path).unwrap().set_len(10 << 30).unwrap(),
+        Kind::Sparse => std::fs::File::create(&path)
+            .unwrap()
+            .set_len(10 << 30)
+            .unwrap(),
         Kind::MissingFolder => return Some(dir.join("nowhere").join(format!("case-{n}"))),
         Kind::Denied if usage == Use::Read => {
             std::fs::write(&path, b"not for you").unwrap();
@@ -118,7 +145,12 @@ fn make(kind: Kind, usage: Use, dir: &Path, n: usize) -> Option<PathBuf> {
 /// The engine on `lines` then `quit`, under the memory bound (and, for
 /// `kind`, the file-size limit or another user): its status, output and
 /// time.
-fn engine(lines: &[String], kind: Kind, tables: &Path, quit: bool) -> (Option<i32>, String, Duration) {
+fn engine(
+    lines: &[String],
+    kind: Kind,
+    tables: &Path,
+    quit: bool,
+) -> (Option<i32>, String, Duration) {
     let mut command = Command::new(env!("CARGO_BIN_EXE_menagerie"));
     command
         .env("MENAGERIE_TABLES", tables)
@@ -260,7 +292,10 @@ fn every_path_argument_refuses_what_is_no_file_at_once_by_name() {
     let tables = dir.join("tables");
     // A data file for `dataset out`.
     let games = dir.join("games.dat");
-    let line = format!("selfplay safari-dual games=1 nodes=100 out={}", games.display());
+    let line = format!(
+        "selfplay safari-dual games=1 nodes=100 out={}",
+        games.display()
+    );
     let (_, out, _) = engine(&[line], Kind::Fifo, &tables, false);
     assert!(games.is_file(), "{out}");
     std::fs::set_permissions(&games, std::fs::Permissions::from_mode(0o644)).unwrap();
@@ -269,7 +304,10 @@ fn every_path_argument_refuses_what_is_no_file_at_once_by_name() {
         for &kind in argument.usage.kinds() {
             cases += 1;
             let Some(path) = make(kind, argument.usage, &dir, cases) else {
-                eprintln!("{}: {kind:?}: no private device here (not root); left out", argument.name);
+                eprintln!(
+                    "{}: {kind:?}: no private device here (not root); left out",
+                    argument.name
+                );
                 continue;
             };
             let shown = path.display().to_string();
@@ -286,19 +324,28 @@ fn every_path_argument_refuses_what_is_no_file_at_once_by_name() {
             // permission, the size limit) needs the work to run to it:
             // the end of input lets it.
             let at_write = argument.usage == Use::Write
-                && matches!(kind, Kind::MissingFolder | Kind::Denied | Kind::FileSizeLimit);
+                && matches!(
+                    kind,
+                    Kind::MissingFolder | Kind::Denied | Kind::FileSizeLimit
+                );
             let (status, out, took) = engine(&lines, kind, &tables, !at_write);
             slowest = slowest.max(took);
             let case = format!("{} with {kind:?} ({shown})", argument.name);
             assert_eq!(status, Some(0), "{case}: {out}");
-            let errors: Vec<&str> = out.lines().filter(|l| l.starts_with("info string error: ")).collect();
+            let errors: Vec<&str> = out
+                .lines()
+                .filter(|l| l.starts_with("info string error: "))
+                .collect();
             assert_eq!(errors.len(), 1, "{case}: {out}");
             assert!(errors[0].contains(&shown), "{case}: {}", errors[0]);
             // Nothing at the path was replaced.
             let after = std::fs::symlink_metadata(&path).ok().map(|m| m.file_type());
             assert_eq!(before, after, "{case}");
             if let Some(t) = after {
-                assert!(!(t.is_file() && before.is_some_and(|b| !b.is_file())), "{case}");
+                assert!(
+                    !(t.is_file() && before.is_some_and(|b| !b.is_file())),
+                    "{case}"
+                );
                 if t.is_char_device() || t.is_fifo() {
                     assert!(!t.is_file());
                 }
@@ -310,8 +357,12 @@ fn every_path_argument_refuses_what_is_no_file_at_once_by_name() {
 
 /// The referee with `args`: its status and what it printed.
 fn referee(args: &[&str]) -> (Option<i32>, String) {
-    let out = Command::new(env!("CARGO_BIN_EXE_referee")).args(args).output().unwrap();
-    let text = String::from_utf8_lossy(&out.stdout).into_owned() + &String::from_utf8_lossy(&out.stderr);
+    let out = Command::new(env!("CARGO_BIN_EXE_referee"))
+        .args(args)
+        .output()
+        .unwrap();
+    let text =
+        String::from_utf8_lossy(&out.stdout).into_owned() + &String::from_utf8_lossy(&out.stderr);
     (out.status.code(), text)
 }
 
@@ -321,11 +372,21 @@ fn the_referees_paths_refuse_what_is_no_file_at_once_by_name() {
     let _ = std::fs::remove_dir_all(&dir);
     std::fs::create_dir_all(&dir).unwrap();
     let fake = crate::common::example("fake_engine");
-    let play = ["--engine", &fake, "name=a", "--engine", &fake, "name=b", "--games", "2", "--depth", "1"];
+    let play = [
+        "--engine", &fake, "name=a", "--engine", &fake, "name=b", "--games", "2", "--depth", "1",
+    ];
     let mut n = 0;
-    for kind in [Kind::Fifo, Kind::Device, Kind::LinkToDevice, Kind::Folder, Kind::Sparse] {
+    for kind in [
+        Kind::Fifo,
+        Kind::Device,
+        Kind::LinkToDevice,
+        Kind::Folder,
+        Kind::Sparse,
+    ] {
         n += 1;
-        let Some(path) = make(kind, Use::Read, &dir, n) else { continue };
+        let Some(path) = make(kind, Use::Read, &dir, n) else {
+            continue;
+        };
         let shown = path.display().to_string();
         let before = std::fs::symlink_metadata(&path).unwrap().file_type();
         // Read: openings, replay, merge, resume.
@@ -344,9 +405,15 @@ fn the_referees_paths_refuse_what_is_no_file_at_once_by_name() {
         if kind != Kind::Sparse {
             let (status, said) = referee(&[&play[..], &["--json", &shown]].concat());
             assert_eq!(status, Some(2), "{kind:?}: {said}");
-            assert!(said.contains(&format!("--json {shown}")) && !said.contains("Finished game"), "{said}");
+            assert!(
+                said.contains(&format!("--json {shown}")) && !said.contains("Finished game"),
+                "{said}"
+            );
         }
-        assert_eq!(std::fs::symlink_metadata(&path).unwrap().file_type(), before);
+        assert_eq!(
+            std::fs::symlink_metadata(&path).unwrap().file_type(),
+            before
+        );
     }
     // Records are appended to, so a device may take them; a FIFO that
     // nobody reads is refused at once instead of waiting for a reader.

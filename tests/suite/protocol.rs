@@ -359,7 +359,11 @@ fn invalid_utf8_is_an_error_not_a_crash() {
     let out = Command::cargo_bin("menagerie")
         .unwrap()
         .write_stdin(
-            [&[0xff; 50][..], b"\ngo \xff\nsetoption name TablePath value /tmp/\xff\n"].concat(),
+            [
+                &[0xff; 50][..],
+                b"\ngo \xff\nsetoption name TablePath value /tmp/\xff\n",
+            ]
+            .concat(),
         )
         .output()
         .unwrap();

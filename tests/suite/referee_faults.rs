@@ -685,7 +685,10 @@ fn an_openings_file_without_end_or_with_a_huge_line_is_refused_in_bounded_memory
             PathBuf::from("/dev/zero"),
             "/dev/zero: is a character device, not a regular file".to_string(),
         ),
-        (sparse.clone(), "larger than the limit of 256 MiB".to_string()),
+        (
+            sparse.clone(),
+            "larger than the limit of 256 MiB".to_string(),
+        ),
         (
             long_line.clone(),
             "line 2: 160000 bytes, longer than the limit of 65536 bytes".to_string(),

@@ -33,20 +33,47 @@ fn every_move_answers_its_own_request(records: &Path, logs: &[PathBuf]) -> usize
         .output()
         .unwrap();
     let text = String::from_utf8_lossy(&out.stdout);
-    assert!(out.status.success(), "{text}{}", String::from_utf8_lossy(&out.stderr));
+    assert!(
+        out.status.success(),
+        "{text}{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
     text.split_whitespace().next().unwrap().parse().unwrap()
 }
 
 /// A match of `games` Safari-Dual games between two engine command lines
 /// at a second a move; its records and its printed summary.
-fn play(name: &str, a: &str, b: &str, games: u32, extra: &[&str]) -> (Vec<Record>, String, PathBuf) {
+fn play(
+    name: &str,
+    a: &str,
+    b: &str,
+    games: u32,
+    extra: &[&str],
+) -> (Vec<Record>, String, PathBuf) {
     let record = temp(&format!("{name}.txt"));
     let _ = std::fs::remove_file(&record);
     let games = games.to_string();
     let mut args = vec![
-        "--engine", a, "name=a", "--engine", b, "name=b", "--game", "safari-dual", "--games",
-        &games, "--movetime", "1000", "--seed", "5", "--random-openings", "4", "--max-plies",
-        "60", "--rating-interval", "0",
+        "--engine",
+        a,
+        "name=a",
+        "--engine",
+        b,
+        "name=b",
+        "--game",
+        "safari-dual",
+        "--games",
+        &games,
+        "--movetime",
+        "1000",
+        "--seed",
+        "5",
+        "--random-openings",
+        "4",
+        "--max-plies",
+        "60",
+        "--rating-interval",
+        "0",
     ];
     let record_text = record.to_string_lossy().into_owned();
     args.extend(["--record", &record_text]);
@@ -56,13 +83,21 @@ fn play(name: &str, a: &str, b: &str, games: u32, extra: &[&str]) -> (Vec<Record
         .output()
         .unwrap();
     let text = String::from_utf8_lossy(&out.stdout).into_owned();
-    assert!(out.status.success(), "{text}\n{}", String::from_utf8_lossy(&out.stderr));
+    assert!(
+        out.status.success(),
+        "{text}\n{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
     // The records replay by the rules, every one.
     let replay = Command::new(env!("CARGO_BIN_EXE_referee"))
         .args(["replay", &record_text])
         .output()
         .unwrap();
-    assert!(replay.status.success(), "{}", String::from_utf8_lossy(&replay.stdout));
+    assert!(
+        replay.status.success(),
+        "{}",
+        String::from_utf8_lossy(&replay.stdout)
+    );
     (read_file(&record).unwrap(), text, record)
 }
 
@@ -73,7 +108,11 @@ fn fake(name: &str, args: &str) -> (String, PathBuf) {
     let log = temp(&format!("{engine}.{test}.log"));
     let _ = std::fs::remove_file(&log);
     (
-        format!("{} {args} --log {}", common::example("fake_engine"), log.display()),
+        format!(
+            "{} {args} --log {}",
+            common::example("fake_engine"),
+            log.display()
+        ),
         log,
     )
 }
@@ -83,12 +122,13 @@ fn forfeits(records: &[Record]) -> Vec<(String, String)> {
     records
         .iter()
         .filter_map(|r| match &r.reason {
-            Reason::Forfeit(kind) => Some((r.by().unwrap_or_default().to_string(), kind.to_string())),
+            Reason::Forfeit(kind) => {
+                Some((r.by().unwrap_or_default().to_string(), kind.to_string()))
+            }
             _ => None,
         })
         .collect()
 }
-
 
 #[test]
 fn a_late_answer_once_costs_one_game_and_every_later_game_is_in_step() {
@@ -98,7 +138,11 @@ fn a_late_answer_once_costs_one_game_and_every_later_game_is_in_step() {
     let (b, b_log) = fake("late-once-b", "--seed 4");
     let (records, text, record) = play("late-once", &a, &b, 8, &[]);
     assert_eq!(records.len(), 8);
-    assert_eq!(forfeits(&records), [("a".to_string(), "time-loss".to_string())], "{text}");
+    assert_eq!(
+        forfeits(&records),
+        [("a".to_string(), "time-loss".to_string())],
+        "{text}"
+    );
     let checked = every_move_answers_its_own_request(&record, &[a_log.clone(), b_log]);
     assert!(checked > 8 * 4, "{checked}");
     // Without b's log, b's moves answer nothing: the check can fail.
@@ -120,7 +164,11 @@ fn an_engine_late_on_every_move_loses_each_game_on_time_and_nothing_else() {
     assert_eq!(records.len(), 6);
     let lost = forfeits(&records);
     assert_eq!(lost.len(), 6, "{text}");
-    assert!(lost.iter().all(|(by, kind)| by == "a" && kind == "time-loss"), "{lost:?}");
+    assert!(
+        lost.iter()
+            .all(|(by, kind)| by == "a" && kind == "time-loss"),
+        "{lost:?}"
+    );
     every_move_answers_its_own_request(&record, &[a_log, b_log]);
     assert!(!text.contains("Engine restarts"), "{text}");
 }
@@ -128,10 +176,17 @@ fn an_engine_late_on_every_move_loses_each_game_on_time_and_nothing_else() {
 #[test]
 fn a_late_answer_that_comes_by_itself_after_the_clock_is_drained_too() {
     // The late move comes 1.5 s after its `go`, stop or no stop.
-    let (a, a_log) = fake("late-ignore-a", "--mode late --after 2 --ms 1500 --stop ignore --seed 3");
+    let (a, a_log) = fake(
+        "late-ignore-a",
+        "--mode late --after 2 --ms 1500 --stop ignore --seed 3",
+    );
     let (b, b_log) = fake("late-ignore-b", "--seed 4");
     let (records, text, record) = play("late-ignore", &a, &b, 6, &[]);
-    assert_eq!(forfeits(&records), [("a".to_string(), "time-loss".to_string())], "{text}");
+    assert_eq!(
+        forfeits(&records),
+        [("a".to_string(), "time-loss".to_string())],
+        "{text}"
+    );
     every_move_answers_its_own_request(&record, &[a_log, b_log]);
     assert!(!text.contains("Engine restarts"), "{text}");
 }
@@ -152,14 +207,19 @@ fn an_engine_that_answers_twice_plays_in_step_and_its_second_answers_are_counted
         .unwrap_or_else(|| panic!("no strays reported: {text}"))
         .parse()
         .unwrap();
-    assert!((moves_of_a - 1..=moves_of_a).contains(&strays), "{strays} of {moves_of_a}: {text}");
+    assert!(
+        (moves_of_a - 1..=moves_of_a).contains(&strays),
+        "{strays} of {moves_of_a}: {text}"
+    );
 }
 
 /// The moves engine `name` played in `record`.
 fn moves_of(record: &Record, name: &str) -> usize {
     let mut session =
         catalogue::new_session_named(&GAMES, &record.game, &record.rules).expect("ruleset");
-    session.set_position(Some(&record.start), &[]).expect("start");
+    session
+        .set_position(Some(&record.start), &[])
+        .expect("start");
     let mut count = 0;
     for mv in &record.moves {
         if !session.awaiting_chance() {
@@ -175,10 +235,17 @@ fn moves_of(record: &Record, name: &str) -> usize {
 fn an_engine_that_answers_stop_with_one_move_too_many_plays_in_step() {
     // Stopped after a time loss, it prints the stopped move and one more
     // (as an engine does that answers a stop that came after its move).
-    let (a, a_log) = fake("extra-a", "--mode late --after 2 --ms 60000 --stop extra --seed 3");
+    let (a, a_log) = fake(
+        "extra-a",
+        "--mode late --after 2 --ms 60000 --stop extra --seed 3",
+    );
     let (b, b_log) = fake("extra-b", "--seed 4");
     let (records, text, record) = play("extra", &a, &b, 6, &[]);
-    assert_eq!(forfeits(&records), [("a".to_string(), "time-loss".to_string())], "{text}");
+    assert_eq!(
+        forfeits(&records),
+        [("a".to_string(), "time-loss".to_string())],
+        "{text}"
+    );
     every_move_answers_its_own_request(&record, &[a_log, b_log]);
     assert!(text.contains("Replies to no request"), "{text}");
     assert!(!text.contains("Engine restarts"), "{text}");
@@ -189,13 +256,20 @@ fn an_engine_that_never_answers_stop_is_restarted_and_the_restarts_are_reported(
     // Each process plays two moves, then loses its third search for good:
     // a time loss, no bestmove after stop within the stall deadline, a
     // restart; the next game starts a fresh process.
-    let (a, a_log) = fake("never-a", "--mode late --after 2 --ms 600000 --stop never --seed 3");
+    let (a, a_log) = fake(
+        "never-a",
+        "--mode late --after 2 --ms 600000 --stop never --seed 3",
+    );
     let (b, b_log) = fake("never-b", "--seed 4");
     let (records, text, record) = play("never", &a, &b, 6, &["--stall-timeout", "500"]);
     assert_eq!(records.len(), 6);
     let lost = forfeits(&records);
     assert!(!lost.is_empty());
-    assert!(lost.iter().all(|(by, kind)| by == "a" && kind == "time-loss"), "{lost:?}\n{text}");
+    assert!(
+        lost.iter()
+            .all(|(by, kind)| by == "a" && kind == "time-loss"),
+        "{lost:?}\n{text}"
+    );
     every_move_answers_its_own_request(&record, &[a_log, b_log]);
     assert!(
         text.contains(&format!(
@@ -244,7 +318,9 @@ fn real_engines_paused_at_random_moments_play_every_game_in_step() {
                     .lines()
                     .filter_map(|l| l.trim().parse().ok())
                     .collect();
-                let pick = pids.get(rng.below(pids.len().max(1) as u64) as usize).copied();
+                let pick = pids
+                    .get(rng.below(pids.len().max(1) as u64) as usize)
+                    .copied();
                 // Only a live engine of this test: a process id of one
                 // that ended may belong to another process by now.
                 let ours = |pid: i32| {
@@ -267,9 +343,29 @@ fn real_engines_paused_at_random_moments_play_every_game_in_step() {
     let record_text = record.to_string_lossy().into_owned();
     let out = Command::new(env!("CARGO_BIN_EXE_referee"))
         .args([
-            "--engine", &a, "name=a", "--engine", &b, "name=b", "option.Skill=10", "--game",
-            "safari-dual", "--games", "8", "--tc", "1+0.02", "--concurrency", "2", "--seed", "9",
-            "--random-openings", "4", "--rating-interval", "0", "--record", &record_text,
+            "--engine",
+            &a,
+            "name=a",
+            "--engine",
+            &b,
+            "name=b",
+            "option.Skill=10",
+            "--game",
+            "safari-dual",
+            "--games",
+            "8",
+            "--tc",
+            "1+0.02",
+            "--concurrency",
+            "2",
+            "--seed",
+            "9",
+            "--random-openings",
+            "4",
+            "--rating-interval",
+            "0",
+            "--record",
+            &record_text,
         ])
         .output()
         .unwrap();
@@ -297,11 +393,24 @@ fn real_engines_paused_at_random_moments_play_every_game_in_step() {
 fn short_match(extra: &[&str]) -> String {
     let fake = common::example("fake_engine");
     let mut args = vec![
-        "--engine", &fake, "name=a", "--engine", &fake, "name=b", "--games", "2", "--max-plies",
-        "10", "--rating-interval", "0",
+        "--engine",
+        &fake,
+        "name=a",
+        "--engine",
+        &fake,
+        "name=b",
+        "--games",
+        "2",
+        "--max-plies",
+        "10",
+        "--rating-interval",
+        "0",
     ];
     args.extend_from_slice(extra);
-    let out = Command::new(env!("CARGO_BIN_EXE_referee")).args(&args).output().unwrap();
+    let out = Command::new(env!("CARGO_BIN_EXE_referee"))
+        .args(&args)
+        .output()
+        .unwrap();
     assert!(out.status.success());
     String::from_utf8_lossy(&out.stdout).into_owned()
 }
@@ -316,12 +425,18 @@ fn a_match_on_a_clock_warns_when_its_engines_need_more_than_the_cores() {
     assert_eq!(text.matches(warning).count(), 2, "{text}");
     assert!(text.find(warning) < text.find("Finished game"), "{text}");
     assert!(
-        text.contains(&format!("Machine: {cores} cores; up to {} engine threads at once", cores + 1)),
+        text.contains(&format!(
+            "Machine: {cores} cores; up to {} engine threads at once",
+            cores + 1
+        )),
         "{text}"
     );
     // Fixed work does not depend on time: neither warning nor readings.
     let text = short_match(&["--nodes", "100", "--concurrency", &concurrency]);
-    assert!(!text.contains("Warning: this machine") && !text.contains("Machine:"), "{text}");
+    assert!(
+        !text.contains("Warning: this machine") && !text.contains("Machine:"),
+        "{text}"
+    );
 }
 
 #[test]
@@ -345,5 +460,8 @@ fn a_match_on_a_clock_sees_other_runnable_threads() {
     for s in spinners {
         s.join().unwrap();
     }
-    assert!(text.contains("Warning: this machine is busier than its cores"), "{text}");
+    assert!(
+        text.contains("Warning: this machine is busier than its cores"),
+        "{text}"
+    );
 }

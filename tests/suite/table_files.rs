@@ -496,11 +496,20 @@ fn go_names_the_table_its_value_comes_from_never_a_file_left_out() {
     let (dir, files) = copy("source");
     std::fs::remove_file(files.join("2v1.mtb")).unwrap();
     let out = with_tables(&dir, &[TWO_AGAINST_ONE, "go depth 1"]);
-    let said: Vec<&str> = out.lines().filter(|l| l.starts_with("info string tables: ")).collect();
+    let said: Vec<&str> = out
+        .lines()
+        .filter(|l| l.starts_with("info string tables: "))
+        .collect();
     assert_eq!(said.len(), 1, "{out}");
     assert!(!said[0].contains("2v1"), "{out}");
-    assert!(said[0].starts_with("info string tables: 1v2 table after "), "{out}");
-    assert!(said[0].contains("the position's own file is left out"), "{out}");
+    assert!(
+        said[0].starts_with("info string tables: 1v2 table after "),
+        "{out}"
+    );
+    assert!(
+        said[0].contains("the position's own file is left out"),
+        "{out}"
+    );
     // With it, the position's own.
     let (dir, _) = copy("source-whole");
     let out = with_tables(&dir, &[TWO_AGAINST_ONE, "go depth 1"]);

@@ -479,7 +479,13 @@ fn solve_speaks_one_distance_the_best_move_is_the_value_in_every_position_of_a_s
     use menagerie_rules::game::Game;
     use menagerie_rules::games::awithlaknannai::{AwRules, Awithlaknannai};
     let dir = fresh_dir("one-distance");
-    let (status, out) = cli(&["tables", "build", "am", "men=4", &format!("dir={}", dir.display())]);
+    let (status, out) = cli(&[
+        "tables",
+        "build",
+        "am",
+        "men=4",
+        &format!("dir={}", dir.display()),
+    ]);
     assert_eq!(status, Some(0), "{out}");
     let endgame = Awithlaknannai::endgame().unwrap();
     let rules = AwRules {
@@ -506,8 +512,13 @@ fn solve_speaks_one_distance_the_best_move_is_the_value_in_every_position_of_a_s
         let (board, _clock) = notation.rsplit_once(' ').unwrap();
         for clock in [0, 25, 48] {
             engine.send(&format!("position fen {board} {clock}\nsolve\n"));
-            let answer = engine.until(|l| l.starts_with("Value: ") || l.starts_with("info string error"));
-            let value = answer.last().unwrap().strip_prefix("Value: ").unwrap_or_else(|| panic!("{answer:?}"));
+            let answer =
+                engine.until(|l| l.starts_with("Value: ") || l.starts_with("info string error"));
+            let value = answer
+                .last()
+                .unwrap()
+                .strip_prefix("Value: ")
+                .unwrap_or_else(|| panic!("{answer:?}"));
             let moves: Vec<&str> = answer
                 .iter()
                 .filter(|l| !l.starts_with("info ") && !l.starts_with("Value: "))
