@@ -151,13 +151,26 @@ fn engine(
     tables: &Path,
     quit: bool,
 ) -> (Option<i32>, String, Duration) {
-    let mut command = Command::new(env!("CARGO_BIN_EXE_menagerie"));
+    let as_nobody = kind == Kind::Denied && is_root();
+    let program = if as_nobody {
+        // The other user may not reach the build folder (a clone in a
+        // private temporary folder): a copy beside the test's files.
+        let copy = tables.with_file_name("menagerie-for-nobody");
+        if !copy.exists() {
+            std::fs::copy(env!("CARGO_BIN_EXE_menagerie"), &copy).unwrap();
+            std::fs::set_permissions(&copy, std::fs::Permissions::from_mode(0o755)).unwrap();
+        }
+        copy
+    } else {
+        PathBuf::from(env!("CARGO_BIN_EXE_menagerie"))
+    };
+    let mut command = Command::new(program);
     command
         .env("MENAGERIE_TABLES", tables)
         .stdin(Stdio::piped())
         .stdout(Stdio::piped())
         .stderr(Stdio::null());
-    if kind == Kind::Denied && is_root() {
+    if as_nobody {
         // Root reads and writes past permissions: another user does not.
         command.uid(NOBODY).gid(NOBODY);
     }
@@ -287,8 +300,11 @@ fn every_path_argument_refuses_what_is_no_file_at_once_by_name() {
     let dir = temp_path("paths", "engine");
     let _ = std::fs::remove_dir_all(&dir);
     std::fs::create_dir_all(&dir).unwrap();
-    // Readable by the other user of the permission cases.
-    std::fs::set_permissions(&dir, std::fs::Permissions::from_mode(0o755)).unwrap();
+    // Readable by the other user of the permission cases, whatever the
+    // umask made of the folders.
+    for folder in [dir.parent().unwrap(), &dir] {
+        std::fs::set_permissions(folder, std::fs::Permissions::from_mode(0o755)).unwrap();
+    }
     let tables = dir.join("tables");
     // A data file for `dataset out`.
     let games = dir.join("games.dat");
