@@ -8,6 +8,9 @@
 use std::fmt;
 
 use super::reply::Reply;
+pub use super::work::{
+    DatasetArgs, SelfPlayArgs, SliceArg, SolveArgs, SolveKeys, TablesAction, TablesArgs, WordsError,
+};
 use crate::text::{clip, Clipped};
 
 use nom::branch::alt;
@@ -17,7 +20,7 @@ use nom::character::complete::{
 };
 use nom::combinator::{cut, eof, map, opt, peek, recognize, rest, verify};
 use nom::error::{ContextError, ErrorKind, FromExternalError, ParseError as NomParseError};
-use nom::multi::{many0, many1, separated_list1};
+use nom::multi::{many0, separated_list1};
 use nom::sequence::{preceded, terminated};
 use nom::{Err as NomErr, IResult, Parser};
 
@@ -146,63 +149,22 @@ pub enum Command {
     Eval,
     /// `dataset <in> out=PATH`: the positions of a self-play file as a
     /// network's training data.
-    Dataset {
-        words: Vec<String>,
-    },
+    Dataset(DatasetArgs),
     Legal,
     /// `solve [nodes N] [memory MIB] [keys history|clock] [checkpoint
     /// PATH] [certificate PATH]`: for positions that no table holds, a
     /// proof search's node budget, the memory its stored positions may
     /// take, when two positions share their numbers, the file it resumes
     /// from and saves to, and the file its proof is written to.
-    Solve {
-        nodes: Option<u64>,
-        memory: Option<u64>,
-        keys: Option<SolveKeys>,
-        checkpoint: Option<String>,
-        certificate: Option<String>,
-    },
+    Solve(SolveArgs),
     /// Plays a chance outcome drawn by the engine.
     Roll,
     Bench(BenchKind),
     Help,
-    /// Endgame tables: `tables build|verify|status <game> [word ...]`,
-    /// the words being ruleset options and the build's own (`men=N`,
-    /// `dir=PATH`, `slice=MvO`, `threads=N`), checked by the engine.
-    Tables {
-        action: TablesAction,
-        game: String,
-        words: Vec<String>,
-    },
-    /// Self-play data: `selfplay <game> [word ...]`, the words being
-    /// ruleset options and the run's own (`games=N`, `nodes=N`,
-    /// `openings=P`, `seed=S`, `shard=I/N`, `out=PATH`), checked by the
-    /// engine.
-    SelfPlay {
-        game: String,
-        words: Vec<String>,
-    },
-}
-
-/// What `tables` does.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum TablesAction {
-    Build,
-    Verify,
-    Status,
-    /// Probes per second against move generation, side by side.
-    Bench,
-}
-
-impl TablesAction {
-    pub fn word(self) -> &'static str {
-        match self {
-            TablesAction::Build => "build",
-            TablesAction::Verify => "verify",
-            TablesAction::Status => "status",
-            TablesAction::Bench => "bench",
-        }
-    }
+    /// Endgame tables: `tables build|verify|status|bench <game> ...`.
+    Tables(TablesArgs),
+    /// Self-play data: `selfplay <game> ...`.
+    SelfPlay(SelfPlayArgs),
 }
 
 /// Why a line is not a command.
@@ -213,6 +175,11 @@ pub enum ParseError {
         command: &'static str,
         expected: &'static str,
         found: String,
+    },
+    /// Words of a long command its own checks refuse.
+    Words {
+        command: &'static str,
+        error: WordsError,
     },
 }
 
@@ -227,6 +194,7 @@ impl fmt::Display for ParseError {
                 expected,
                 found,
             } => write!(f, "{command}: expected {expected}, found {found}"),
+            ParseError::Words { command, error } => write!(f, "{command}: {error}"),
         }
     }
 }
@@ -237,7 +205,9 @@ impl ParseError {
     /// The command whose arguments were bad, if the line named one.
     pub fn command(&self) -> Option<&'static str> {
         match self {
-            ParseError::BadArguments { command, .. } => Some(command),
+            ParseError::BadArguments { command, .. } | ParseError::Words { command, .. } => {
+                Some(command)
+            }
             ParseError::UnknownCommand(_) => None,
         }
     }
@@ -254,6 +224,7 @@ impl ParseError {
                 expected,
                 found,
             } => Reply::error(*command, format!("expected {expected}, found {found}")),
+            ParseError::Words { command, error } => Reply::error(*command, error),
         }
     }
 }
@@ -266,6 +237,14 @@ pub fn parse_line(line: &str) -> Result<Option<Command>, ParseError> {
     }
     match command(line) {
         Ok((_, cmd)) => Ok(Some(cmd)),
+        Err(NomErr::Failure(Fail {
+            command,
+            words: Some(error),
+            ..
+        })) => Err(ParseError::Words {
+            command: command.unwrap_or("command"),
+            error,
+        }),
         Err(NomErr::Failure(e)) => Err(ParseError::BadArguments {
             command: e.command.unwrap_or("command"),
             expected: e.expected.unwrap_or("valid arguments"),
@@ -291,6 +270,8 @@ struct Fail<'a> {
     at: &'a str,
     expected: Option<&'static str>,
     command: Option<&'static str>,
+    /// What a command's own check of its words refused.
+    words: Option<WordsError>,
 }
 
 impl<'a> NomParseError<&'a str> for Fail<'a> {
@@ -299,6 +280,7 @@ impl<'a> NomParseError<&'a str> for Fail<'a> {
             at,
             expected: None,
             command: None,
+            words: None,
         }
     }
     fn append(_: &'a str, _: ErrorKind, other: Self) -> Self {
@@ -376,24 +358,6 @@ fn arm<'a>(
     }
 }
 
-/// When a proof search's positions share their numbers: the same board
-/// with the same boards since the last capture (`history`), or the same
-/// board at the same clock (`clock`).
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum SolveKeys {
-    History,
-    Clock,
-}
-
-impl fmt::Display for SolveKeys {
-    fn fmt(&self, f: &mut fmt::Formatter) -> fmt::Result {
-        f.write_str(match self {
-            SolveKeys::History => "history",
-            SolveKeys::Clock => "clock",
-        })
-    }
-}
-
 fn solve(input: &str) -> Res<'_, Command> {
     // After each keyword, its value must follow.
     let budget = preceded(
@@ -433,13 +397,13 @@ fn solve(input: &str) -> Res<'_, Command> {
     let (input, _) = end(input)?;
     Ok((
         input,
-        Command::Solve {
+        Command::Solve(SolveArgs {
             nodes,
             memory,
             keys,
             checkpoint: checkpoint.map(String::from),
             certificate: certificate.map(String::from),
-        },
+        }),
     ))
 }
 
@@ -456,47 +420,44 @@ fn tables(input: &str) -> Res<'_, Command> {
     )
     .parse(input)?;
     let (input, game) = expect("a game id", preceded(multispace1, token)).parse(input)?;
-    let (input, words) = many0(preceded(multispace1, token)).parse(input)?;
-    let (input, _) = end(input)?;
-    Ok((
-        input,
-        Command::Tables {
-            action,
-            game: game.to_string(),
-            words: words.into_iter().map(String::from).collect(),
-        },
-    ))
+    let (rest_of_line, words) = words(input)?;
+    let args = TablesArgs::from_words(action, game, &words).map_err(|e| refused(input, e))?;
+    Ok((rest_of_line, Command::Tables(args)))
 }
 
 fn selfplay(input: &str) -> Res<'_, Command> {
     let (input, game) = expect("a game id", preceded(multispace1, token)).parse(input)?;
-    let (input, words) = many0(preceded(multispace1, token)).parse(input)?;
-    let (input, _) = end(input)?;
-    Ok((
-        input,
-        Command::SelfPlay {
-            game: game.to_string(),
-            words: words.into_iter().map(String::from).collect(),
-        },
-    ))
+    let (rest_of_line, words) = words(input)?;
+    let args = SelfPlayArgs::from_words(game, &words).map_err(|e| refused(input, e))?;
+    Ok((rest_of_line, Command::SelfPlay(args)))
 }
 
 fn dataset(input: &str) -> Res<'_, Command> {
-    let (input, words) = many1(preceded(multispace1, token)).parse(input)?;
-    let (input, _) = end(input)?;
-    Ok((
-        input,
-        Command::Dataset {
-            words: words.into_iter().map(String::from).collect(),
-        },
-    ))
+    let (rest_of_line, words) = words(input)?;
+    let args = DatasetArgs::from_words(&words).map_err(|e| refused(input, e))?;
+    Ok((rest_of_line, Command::Dataset(args)))
+}
+
+/// The words to the end of the line.
+fn words(input: &str) -> Res<'_, Vec<&str>> {
+    terminated(many0(preceded(multispace1, token)), end).parse(input)
+}
+
+/// A failure for words the command's own checks refuse.
+fn refused(at: &str, error: WordsError) -> NomErr<Fail<'_>> {
+    NomErr::Failure(Fail {
+        at,
+        expected: None,
+        command: None,
+        words: Some(error),
+    })
 }
 
 fn command(input: &str) -> Res<'_, Command> {
     alt((
         arm("tables", tables),
         arm("selfplay", selfplay),
-        arm("dataset", expect("a self-play file and out=PATH", dataset)),
+        arm("dataset", dataset),
         bare("eval", Command::Eval),
         first_commands,
     ))
@@ -545,6 +506,7 @@ fn query(input: &str) -> Res<'_, Command> {
             at: word,
             expected: Some(QUESTIONS),
             command: None,
+            words: None,
         }));
     };
     let (input, _) = end(input)?;
@@ -805,6 +767,7 @@ fn go(input: &str) -> Res<'_, Command> {
                 at: start,
                 expected: Some("each go parameter at most once"),
                 command: None,
+                words: None,
             }));
         }
         seen.push(p.name());
@@ -941,12 +904,12 @@ impl Command {
             | Command::Move { .. }
             | Command::Go(_)
             | Command::Perft { .. }
-            | Command::Solve { .. }
+            | Command::Solve(_)
             | Command::Roll
             | Command::Bench(_)
-            | Command::Tables { .. }
-            | Command::SelfPlay { .. }
-            | Command::Dataset { .. } => Class::State,
+            | Command::Tables(_)
+            | Command::SelfPlay(_)
+            | Command::Dataset(_) => Class::State,
         }
     }
 
@@ -971,14 +934,14 @@ impl Command {
             Command::Quit => "quit",
             Command::Display => "d",
             Command::Eval => "eval",
-            Command::Dataset { .. } => "dataset",
+            Command::Dataset(_) => "dataset",
             Command::Legal => "legal",
-            Command::Solve { .. } => "solve",
+            Command::Solve(_) => "solve",
             Command::Roll => "roll",
             Command::Bench(_) => "bench",
             Command::Help => "help",
-            Command::Tables { .. } => "tables",
-            Command::SelfPlay { .. } => "selfplay",
+            Command::Tables(_) => "tables",
+            Command::SelfPlay(_) => "selfplay",
         }
     }
 }
@@ -1025,33 +988,9 @@ impl fmt::Display for Command {
             Command::Quit => f.write_str("quit"),
             Command::Display => f.write_str("d"),
             Command::Eval => f.write_str("eval"),
-            Command::Dataset { words } => write!(f, "dataset {}", words.join(" ")),
+            Command::Dataset(args) => args.fmt(f),
             Command::Legal => f.write_str("legal"),
-            Command::Solve {
-                nodes,
-                memory,
-                keys,
-                checkpoint,
-                certificate,
-            } => {
-                f.write_str("solve")?;
-                if let Some(n) = nodes {
-                    write!(f, " nodes {n}")?;
-                }
-                if let Some(m) = memory {
-                    write!(f, " memory {m}")?;
-                }
-                if let Some(k) = keys {
-                    write!(f, " keys {k}")?;
-                }
-                if let Some(path) = checkpoint {
-                    write!(f, " checkpoint {path}")?;
-                }
-                if let Some(path) = certificate {
-                    write!(f, " certificate {path}")?;
-                }
-                Ok(())
-            }
+            Command::Solve(args) => args.fmt(f),
             Command::Roll => f.write_str("roll"),
             Command::Bench(BenchKind::Search) => f.write_str("bench"),
             Command::Bench(BenchKind::Perft) => f.write_str("bench perft"),
@@ -1059,24 +998,8 @@ impl fmt::Display for Command {
             Command::Bench(BenchKind::Playouts(n)) => write!(f, "bench playouts {n}"),
             Command::Bench(BenchKind::Threads(n)) => write!(f, "bench threads {n}"),
             Command::Help => f.write_str("help"),
-            Command::Tables {
-                action,
-                game,
-                words,
-            } => {
-                write!(f, "tables {} {game}", action.word())?;
-                for word in words {
-                    write!(f, " {word}")?;
-                }
-                Ok(())
-            }
-            Command::SelfPlay { game, words } => {
-                write!(f, "selfplay {game}")?;
-                for word in words {
-                    write!(f, " {word}")?;
-                }
-                Ok(())
-            }
+            Command::Tables(args) => args.fmt(f),
+            Command::SelfPlay(args) => args.fmt(f),
         }
     }
 }
@@ -1099,37 +1022,30 @@ mod tests {
         let command = parse(line);
         assert_eq!(
             command,
-            Command::Tables {
+            Command::Tables(TablesArgs {
                 action: TablesAction::Build,
                 game: "awithlaknannai-mosona".to_string(),
-                words: vec!["board=plain".into(), "men=6".into(), "dir=/tmp/t".into()],
-            }
+                ruleset: vec!["board=plain".into()],
+                men: Some(6),
+                dir: Some("/tmp/t".into()),
+                slice: None,
+                threads: None,
+                fresh: false,
+            })
         );
         assert_eq!(command.to_string(), line);
         assert_eq!(parse("tables status am").to_string(), "tables status am");
-        assert_eq!(
-            parse("solve"),
-            Command::Solve {
-                nodes: None,
-                memory: None,
-                keys: None,
-                checkpoint: None,
-                certificate: None
-            }
-        );
+        assert_eq!(parse("solve"), Command::Solve(SolveArgs::default()));
         let line = "solve nodes 9000 memory 64 checkpoint /tmp/p.ckpt";
         assert_eq!(parse(line).to_string(), line);
         let line = "solve nodes 9000 checkpoint /tmp/p.ckpt certificate /tmp/p.cert";
         assert_eq!(parse(line).to_string(), line);
         assert_eq!(
             parse("solve certificate c.txt"),
-            Command::Solve {
-                nodes: None,
-                memory: None,
-                keys: None,
-                checkpoint: None,
-                certificate: Some("c.txt".to_string())
-            }
+            Command::Solve(SolveArgs {
+                certificate: Some("c.txt".to_string()),
+                ..SolveArgs::default()
+            })
         );
         assert!(error("solve certificate").contains("a file path"));
         let line = "solve nodes 9000 memory 64 keys clock checkpoint /tmp/p.ckpt certificate c";
@@ -1147,22 +1063,52 @@ mod tests {
         assert!(error("solve nodes").contains("a node count"));
         assert!(error("solve depth 3").contains("solve"));
         assert!(error("tables").contains("build, verify, status or bench"));
-        let line = "selfplay kilkenny-cats players=3 games=10 nodes=500 out=/tmp/d.bin";
-        let command = parse(line);
+        let command = parse("selfplay kilkenny-cats players=3 games=10 nodes=500 out=/tmp/d.bin");
         assert_eq!(
             command,
-            Command::SelfPlay {
+            Command::SelfPlay(SelfPlayArgs {
                 game: "kilkenny-cats".to_string(),
-                words: vec![
-                    "players=3".into(),
-                    "games=10".into(),
-                    "nodes=500".into(),
-                    "out=/tmp/d.bin".into()
-                ],
-            }
+                ruleset: vec!["players=3".into()],
+                games: 10,
+                out: "/tmp/d.bin".into(),
+                nodes: Some(500),
+                openings: None,
+                seed: None,
+                shard: None,
+                join: None,
+                network: None,
+            })
         );
+        // Printed in its own order, which parses back to the same.
+        let line = "selfplay kilkenny-cats players=3 games=10 out=/tmp/d.bin nodes=500";
         assert_eq!(command.to_string(), line);
+        assert_eq!(parse(line), command);
         assert!(error("selfplay").contains("a game id"));
+        assert_eq!(
+            error("selfplay am games=0 out=x"),
+            "selfplay: 'games=0': expected games=N with N from 1"
+        );
+        assert_eq!(
+            error("selfplay am out=x"),
+            "selfplay: selfplay needs games=N"
+        );
+        assert_eq!(
+            error("tables build am men=1"),
+            "tables: 'men=1': expected men=N with N from 2 to 32"
+        );
+        assert_eq!(
+            error("tables build am"),
+            "tables: tables build needs men=N (the most men of the tables, 2 or more)"
+        );
+        assert_eq!(error("dataset"), "dataset: dataset needs a self-play file");
+        assert_eq!(
+            error("dataset a.bin out=b rescore=no"),
+            "dataset: rescore takes one value: tables"
+        );
+        let line = "dataset a.bin out=b rescore=tables";
+        assert_eq!(parse(line).to_string(), line);
+        let line = "tables verify am board=plain men=9 dir=d slice=4v3 threads=2 fresh";
+        assert_eq!(parse(line).to_string(), line);
         assert!(error("tables fold am").contains("build, verify, status or bench"));
         assert_eq!(
             parse("tables bench am dir=x").to_string(),

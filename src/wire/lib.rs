@@ -8,8 +8,10 @@
 pub mod command;
 pub mod reply;
 pub mod text;
+pub mod work;
 
-pub use command::{
-    parse_line, BenchKind, Class, Command, GoParams, ParseError, Query, SolveKeys, TablesAction,
-};
+pub use command::{parse_line, BenchKind, Class, Command, GoParams, ParseError, Query};
 pub use reply::Reply;
+pub use work::{
+    DatasetArgs, SelfPlayArgs, SliceArg, SolveArgs, SolveKeys, TablesAction, TablesArgs, WordsError,
+};
