@@ -2,6 +2,5 @@
 //! (tests/takeaway): what a new game gets by being in a catalogue.
 
 fn main() {
-    let games = menagerie_takeaway::catalogue::<menagerie_engine::session::Searching>();
-    menagerie_engine::cli::main(Vec::leak(games))
+    menagerie_engine::cli::main::<menagerie_takeaway::WithTakeAway>()
 }

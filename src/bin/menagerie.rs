@@ -2,5 +2,5 @@
 //! every game of this build (see `menagerie --help`).
 
 fn main() {
-    menagerie_engine::cli::main(&menagerie_engine::session::GAMES)
+    menagerie_engine::cli::main::<menagerie_rules::catalogue::Standard>()
 }

@@ -411,3 +411,12 @@ fn threads_bench(threads: u32, stop: &Arc<AtomicBool>, out: Sink) {
         ],
     ));
 }
+
+/// `bench [search|perft|eval|playouts N|threads N]`: the task.
+pub fn task(kind: BenchKind, ctx: &crate::task::Context) -> crate::task::Made {
+    let games = ctx.games;
+    Ok(crate::task::once(move |out, stop| {
+        run(kind, games, stop, &mut |reply| out.reply(&reply));
+        false
+    }))
+}

@@ -4,7 +4,7 @@
 use std::io::IsTerminal;
 
 use crate::driver::{AUTHOR, EXIT_BUG, EXIT_FAILED, EXIT_REFUSED, NAME, VERSION};
-use crate::session::Entry;
+use crate::task::Catalogue;
 use crate::{command_lines, run_with, Input, Output, RunOptions};
 use clap::Parser;
 
@@ -43,10 +43,10 @@ struct Args {
     strict: bool,
 }
 
-/// The `menagerie` program over the games of `games` (the default first):
-/// reads the command line, speaks the protocol, and exits with the
-/// protocol's status.
-pub fn main(games: &'static [Entry]) -> ! {
+/// The `menagerie` program over the games of catalogue `C` (the default
+/// first): reads the command line, speaks the protocol, and exits with
+/// the protocol's status.
+pub fn main<C: Catalogue>() -> ! {
     env_logger::Builder::from_env(env_logger::Env::default().default_filter_or("warn"))
         .target(env_logger::Target::Stderr)
         .init();
@@ -61,8 +61,7 @@ pub fn main(games: &'static [Entry]) -> ! {
     } else {
         (Input::Lines(command_lines(args.lines)), true)
     };
-    let options = RunOptions { fail_fast, games };
-    let status = run_with(input, Output::stdout(), options);
+    let status = run_with::<C>(input, Output::stdout(), RunOptions { fail_fast });
     debug_assert!([0, EXIT_FAILED, EXIT_REFUSED, EXIT_BUG].contains(&status));
     std::process::exit(status);
 }

@@ -24,9 +24,11 @@ use menagerie_rules::game::inputs::{Inputs, MAX_ACTIVE};
 use menagerie_rules::game::session::{DynSession, Session};
 use menagerie_rules::game::{Game, Seat};
 use menagerie_tables::{Exact, Wdl};
-use menagerie_wire::Reply;
+use menagerie_wire::{DatasetArgs, Reply};
 
 use crate::selfplay_file::{self, FileError, SeatResult};
+use crate::task::{once, Catalogue, Context, Made};
+use menagerie_rules::catalogue::{self, Attach};
 
 pub const MAGIC: &[u8; 8] = b"MNGDATA1";
 /// Bytes of one record: the inputs (`u16`, unused slots `u16::MAX`), the
@@ -49,8 +51,6 @@ pub struct DatasetJob {
 /// Why `dataset` could not run or finish.
 #[derive(Debug)]
 pub enum DatasetError {
-    /// The line's words: what was wrong.
-    Words(&'static str),
     /// The self-play file: where, and what.
     SelfPlay(PathBuf, FileError),
     /// The self-play file's settings name no game or ruleset known here.
@@ -70,7 +70,6 @@ pub enum DatasetError {
 impl std::fmt::Display for DatasetError {
     fn fmt(&self, f: &mut std::fmt::Formatter) -> std::fmt::Result {
         match self {
-            DatasetError::Words(what) => f.write_str(what),
             DatasetError::SelfPlay(path, e) => write!(f, "{}: {e}", path.display()),
             DatasetError::Settings(s) => write!(f, "self-play settings '{s}' name no known game"),
             DatasetError::NoInputs(game) => write!(f, "{game} has no network inputs"),
@@ -90,36 +89,74 @@ impl std::fmt::Display for DatasetError {
 
 impl std::error::Error for DatasetError {}
 
-/// Splits the line's words: the self-play file, then `out=PATH` and
-/// optionally `rescore=tables`.
-pub fn parse_words(words: &[String]) -> Result<DatasetJob, DatasetError> {
-    let mut input = None;
-    let mut out = None;
-    let mut rescore = false;
-    for word in words {
-        match word.split_once('=') {
-            Some(("out", path)) if !path.is_empty() => out = Some(PathBuf::from(path)),
-            Some(("rescore", "tables")) => rescore = true,
-            Some(("rescore", _)) => {
-                return Err(DatasetError::Words("rescore takes one value: tables"))
-            }
-            None if input.is_none() => input = Some(PathBuf::from(word)),
-            _ => {
-                return Err(DatasetError::Words(
-                    "dataset takes a self-play file, out=PATH and optionally rescore=tables",
-                ))
-            }
+/// Attaches a `dataset` command to sessions of any game: the game's own
+/// type replays the games and gives the inputs.
+pub struct DatasetOf;
+
+/// A session that can write the positions of a self-play file of its
+/// game and ruleset.
+pub trait DatasetWork: DynSession {
+    fn dataset(
+        &self,
+        job: &DatasetJob,
+        data: &selfplay_file::DataFile,
+        stop: &AtomicBool,
+        say: &mut dyn FnMut(Reply),
+    ) -> Result<(), DatasetError>;
+}
+
+impl<G: Game> DatasetWork for Session<G> {
+    fn dataset(
+        &self,
+        job: &DatasetJob,
+        data: &selfplay_file::DataFile,
+        stop: &AtomicBool,
+        say: &mut dyn FnMut(Reply),
+    ) -> Result<(), DatasetError> {
+        run(self, job, data, stop, say)
+    }
+}
+
+impl Attach for DatasetOf {
+    type Session = dyn DatasetWork;
+
+    fn attach<G: Game>(session: Session<G>) -> Box<dyn DatasetWork> {
+        Box::new(session)
+    }
+}
+
+/// `dataset <file> out=PATH [rescore=tables]`: the task. The file names
+/// its game and ruleset; the positions go where `out=` says, which must
+/// take a file before the input is read.
+pub fn task<C: Catalogue>(args: DatasetArgs, _ctx: &Context) -> Made {
+    let job = DatasetJob {
+        input: PathBuf::from(args.input),
+        out: PathBuf::from(args.out),
+        rescore: args.rescore,
+    };
+    Ok(once(move |out, stop| {
+        if let Err(e) = read_and_write::<C>(&job, stop, &mut |reply| out.reply(&reply)) {
+            out.error("dataset", &e);
         }
-    }
-    match (input, out) {
-        (Some(input), Some(out)) => Ok(DatasetJob {
-            input,
-            out,
-            rescore,
-        }),
-        (None, _) => Err(DatasetError::Words("dataset needs a self-play file")),
-        (_, None) => Err(DatasetError::Words("dataset needs out=PATH")),
-    }
+        false
+    }))
+}
+
+/// Reads the job's self-play file and writes its positions, on a session
+/// of the game and ruleset the file names.
+fn read_and_write<C: Catalogue>(
+    job: &DatasetJob,
+    stop: &AtomicBool,
+    say: &mut dyn FnMut(Reply),
+) -> Result<(), DatasetError> {
+    menagerie_os::files::write_target(&job.out).map_err(DatasetError::Out)?;
+    let data = selfplay_file::read(&job.input)
+        .map_err(|e| DatasetError::SelfPlay(job.input.clone(), e))?;
+    let (game, rules) =
+        game_of(&data.settings).ok_or_else(|| DatasetError::Settings(data.settings.clone()))?;
+    let session = catalogue::new_session_named(&C::games::<DatasetOf>(), &game, &rules)
+        .map_err(|_| DatasetError::Settings(data.settings.clone()))?;
+    session.dataset(job, &data, stop, say)
 }
 
 /// The game id and ruleset words of a self-play file's settings line

@@ -6,10 +6,12 @@
 //! - [`session`]: a session of any game with the search joined to it, and
 //!   the engine's catalogue of games.
 //! - [`output`]: the one writer of replies; the search reports through it.
-//! - [`bench`]: speed measured on fixed work.
-//! - [`tables_command`]: the `tables build|verify|status|bench` command.
-//! - [`selfplay`]: the `selfplay` command, training data from games of
-//!   the engine against itself, and [`selfplay_file`], its file format.
+//! - [`task`]: long work as tasks; each long command is one module that
+//!   owns its arguments, its run and its replies: [`perft`], [`bench`]
+//!   (speed measured on fixed work), [`solve`], [`tables_command`]
+//!   (`tables build|verify|status|bench`), [`selfplay`] (training data
+//!   from games of the engine against itself, with [`selfplay_file`], its
+//!   file format) and [`dataset`].
 //! - `channel` (the events the loop hears), `error` (its errors), `input`
 //!   (the input thread), `worker` (the thread of long work), `options`,
 //!   `answers` (the answers of read-only commands).
@@ -24,10 +26,13 @@ mod error;
 mod input;
 mod options;
 pub mod output;
+pub mod perft;
 pub mod selfplay;
 pub mod selfplay_file;
 pub mod session;
+pub mod solve;
 pub mod tables_command;
+pub mod task;
 mod worker;
 
 pub use driver::{run, run_with, Input, RunOptions};

@@ -20,12 +20,14 @@ use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::Arc;
 use std::time::Instant;
 
+use crate::task::{once, Catalogue, Context, Made, Refused};
 use menagerie_nnue::{Network, NetworkError};
-use menagerie_rules::game::session::{random_opening, Session};
+use menagerie_rules::catalogue::{self, Attach};
+use menagerie_rules::game::session::{random_opening, DynSession, Session};
 use menagerie_rules::game::{Game, Outcome, Status};
 use menagerie_rules::rng::{derive_seed as derive, Rng, DICE, OPENING};
 use menagerie_search::{Limits, Score, Settings, Shared, Silent};
-use menagerie_wire::Reply;
+use menagerie_wire::{Reply, SelfPlayArgs};
 
 use crate::selfplay_file::{self, FileError, GameRecord, SeatResult, Writer, NO_SCORE};
 
@@ -49,11 +51,6 @@ pub struct SelfPlayJob {
 /// Why `selfplay` could not run or finish.
 #[derive(Debug)]
 pub enum SelfPlayError {
-    BadWord {
-        word: String,
-        expected: &'static str,
-    },
-    Needs(&'static str),
     File(PathBuf, FileError),
     /// The network file cannot serve this game and ruleset.
     Network(PathBuf, NetworkError),
@@ -62,10 +59,6 @@ pub enum SelfPlayError {
 impl std::fmt::Display for SelfPlayError {
     fn fmt(&self, f: &mut std::fmt::Formatter) -> std::fmt::Result {
         match self {
-            SelfPlayError::BadWord { word, expected } => {
-                write!(f, "'{word}' is not {expected}")
-            }
-            SelfPlayError::Needs(what) => write!(f, "selfplay needs {what}"),
             SelfPlayError::File(path, e) => write!(f, "{}: {e}", path.display()),
             SelfPlayError::Network(path, e) => write!(f, "network {}: {e}", path.display()),
         }
@@ -76,75 +69,69 @@ impl std::error::Error for SelfPlayError {}
 
 /// Nodes per move when the line gives none.
 const DEFAULT_NODES: u64 = 5_000;
+/// Random plies of each game's opening when the line gives none.
+const DEFAULT_OPENINGS: u32 = 4;
+/// The seed when the line gives none.
+const DEFAULT_SEED: u64 = 1;
 /// Plies no game may pass (the no-progress rule ends every game long
 /// before; a guard for the file's 16-bit count).
 const MOST_PLIES: usize = 20_000;
 
-/// Splits the words of a `selfplay` line into the job and the ruleset's.
-pub fn parse_words(words: &[String]) -> Result<(SelfPlayJob, Vec<String>), SelfPlayError> {
-    let mut job = SelfPlayJob {
-        games: 0,
-        nodes: DEFAULT_NODES,
-        openings: 4,
-        seed: 1,
-        shard: None,
-        out: PathBuf::new(),
-        join: None,
-        network: None,
+/// Attaches a `selfplay` command to sessions of any game: the game's own
+/// type plays it.
+pub struct SelfPlayOf;
+
+/// A session that can play a `selfplay` run of its ruleset.
+pub trait SelfPlayWork: DynSession {
+    fn selfplay(
+        &self,
+        job: &SelfPlayJob,
+        stop: &AtomicBool,
+        say: &mut dyn FnMut(Reply),
+    ) -> Result<(), SelfPlayError>;
+}
+
+impl<G: Game> SelfPlayWork for Session<G> {
+    fn selfplay(
+        &self,
+        job: &SelfPlayJob,
+        stop: &AtomicBool,
+        say: &mut dyn FnMut(Reply),
+    ) -> Result<(), SelfPlayError> {
+        run(self, job, stop, say)
+    }
+}
+
+impl Attach for SelfPlayOf {
+    type Session = dyn SelfPlayWork;
+
+    fn attach<G: Game>(session: Session<G>) -> Box<dyn SelfPlayWork> {
+        Box::new(session)
+    }
+}
+
+/// `selfplay <game> ...`: the task, on a session of the game and ruleset
+/// named.
+pub fn task<C: Catalogue>(args: SelfPlayArgs, _ctx: &Context) -> Made {
+    let session =
+        catalogue::new_session_named(&C::games::<SelfPlayOf>(), &args.game, &args.ruleset)
+            .map_err(|e| Refused::error("selfplay", e))?;
+    let job = SelfPlayJob {
+        games: args.games,
+        nodes: args.nodes.unwrap_or(DEFAULT_NODES),
+        openings: args.openings.unwrap_or(DEFAULT_OPENINGS),
+        seed: args.seed.unwrap_or(DEFAULT_SEED),
+        shard: args.shard,
+        out: PathBuf::from(args.out),
+        join: args.join,
+        network: args.network.map(PathBuf::from),
     };
-    let mut ruleset = Vec::new();
-    for word in words {
-        let bad = |expected| SelfPlayError::BadWord {
-            word: word.clone(),
-            expected,
-        };
-        let Some((key, value)) = word.split_once('=') else {
-            ruleset.push(word.clone());
-            continue;
-        };
-        match key.to_ascii_lowercase().as_str() {
-            "games" => {
-                let n = value.parse().ok().filter(|&n| n > 0);
-                job.games = n.ok_or_else(|| bad("games=N with N from 1"))?;
-            }
-            "nodes" => {
-                let n = value.parse().ok().filter(|&n| n > 0);
-                job.nodes = n.ok_or_else(|| bad("nodes=N with N from 1"))?;
-            }
-            "openings" => {
-                let n = value.parse().ok().filter(|&n| n <= 100);
-                job.openings = n.ok_or_else(|| bad("openings=P with P from 0 to 100"))?;
-            }
-            "seed" => job.seed = value.parse().map_err(|_| bad("seed=S, a number"))?,
-            "shard" => {
-                let shard = value
-                    .split_once('/')
-                    .and_then(|(i, n)| Some((i.parse().ok()?, n.parse().ok()?)))
-                    .filter(|&(i, n): &(u32, u32)| i >= 1 && i <= n);
-                job.shard = Some(shard.ok_or_else(|| bad("shard=I/N with I from 1 to N"))?);
-            }
-            "out" if !value.is_empty() => job.out = PathBuf::from(value),
-            "join" => {
-                let n = value.parse().ok().filter(|&n| n >= 1);
-                job.join = Some(n.ok_or_else(|| bad("join=N with N from 1"))?);
-            }
-            "network" if !value.is_empty() => job.network = Some(PathBuf::from(value)),
-            _ => ruleset.push(word.clone()),
+    Ok(once(move |out, stop| {
+        if let Err(e) = session.selfplay(&job, stop, &mut |reply| out.reply(&reply)) {
+            out.error("selfplay", &e);
         }
-    }
-    if job.games == 0 {
-        return Err(SelfPlayError::Needs("games=N"));
-    }
-    if job.out.as_os_str().is_empty() {
-        return Err(SelfPlayError::Needs("out=PATH (the data file)"));
-    }
-    if job.join.is_some() && job.shard.is_some() {
-        return Err(SelfPlayError::BadWord {
-            word: "join".to_string(),
-            expected: "given with shard= (a join makes the whole run's file)",
-        });
-    }
-    Ok((job, ruleset))
+        false
+    }))
 }
 
 /// The games this run plays, in order.

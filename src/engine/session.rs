@@ -12,9 +12,7 @@ use menagerie_rules::catalogue::{self, Attach, GameEntry};
 use menagerie_rules::game::session::{DynSession, Session};
 use menagerie_rules::game::{Game, Seat};
 use menagerie_search as search;
-use menagerie_wire::Reply;
 
-use crate::tables_command::{TablesError, TablesJob};
 pub use menagerie_tables::exact::{Solved, Unsolved};
 
 /// Attaches the search to sessions of any game.
@@ -88,30 +86,6 @@ pub trait EngineSession: DynSession {
         request: &SolveRequest,
         reporter: &mut dyn search::Reporter,
     ) -> Result<Solved<String>, Unsolved>;
-    /// Plays self-play games of this session's ruleset into a data file.
-    fn selfplay(
-        &self,
-        job: &crate::selfplay::SelfPlayJob,
-        stop: &AtomicBool,
-        say: &mut dyn FnMut(Reply),
-    ) -> Result<(), crate::selfplay::SelfPlayError>;
-    /// Writes the positions of a self-play file of this session's game
-    /// and ruleset as training data.
-    fn dataset(
-        &self,
-        job: &crate::dataset::DatasetJob,
-        data: &crate::selfplay_file::DataFile,
-        stop: &AtomicBool,
-        say: &mut dyn FnMut(Reply),
-    ) -> Result<(), crate::dataset::DatasetError>;
-    /// Builds, verifies or lists the endgame tables of this session's
-    /// ruleset.
-    fn tables(
-        &self,
-        job: &TablesJob,
-        stop: &AtomicBool,
-        say: &mut dyn FnMut(Reply),
-    ) -> Result<(), TablesError>;
 }
 
 impl<G: Game> EngineSession for Session<G> {
@@ -204,33 +178,5 @@ impl<G: Game> EngineSession for Session<G> {
         })?;
         // The moves become text here, where the game is forgotten.
         Ok(solved.map_moves(|mv| mv.to_string()))
-    }
-
-    fn selfplay(
-        &self,
-        job: &crate::selfplay::SelfPlayJob,
-        stop: &AtomicBool,
-        say: &mut dyn FnMut(Reply),
-    ) -> Result<(), crate::selfplay::SelfPlayError> {
-        crate::selfplay::run(self, job, stop, say)
-    }
-
-    fn dataset(
-        &self,
-        job: &crate::dataset::DatasetJob,
-        data: &crate::selfplay_file::DataFile,
-        stop: &AtomicBool,
-        say: &mut dyn FnMut(Reply),
-    ) -> Result<(), crate::dataset::DatasetError> {
-        crate::dataset::run(self, job, data, stop, say)
-    }
-
-    fn tables(
-        &self,
-        job: &TablesJob,
-        stop: &AtomicBool,
-        say: &mut dyn FnMut(Reply),
-    ) -> Result<(), TablesError> {
-        crate::tables_command::run::<G>(self.rules(), job, stop, say)
     }
 }

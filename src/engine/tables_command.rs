@@ -7,16 +7,16 @@ use std::path::{Path, PathBuf};
 use std::sync::atomic::AtomicBool;
 use std::time::Instant;
 
+use crate::task::{once, Catalogue, Context, Made, Refused};
+use menagerie_rules::catalogue::{self, Attach};
 use menagerie_rules::game::endgame::Slice;
+use menagerie_rules::game::session::{DynSession, Session};
 use menagerie_rules::game::Game;
 use menagerie_tables::file::{Expected, FileError};
-use menagerie_tables::probe::{self, Tables};
+use menagerie_tables::probe::Tables;
 use menagerie_tables::retrograde::{self, BuildError, Event, Request};
 use menagerie_tables::verify::{self, Unverified};
-use menagerie_wire::{Reply, TablesAction};
-
-/// Most men a build may ask for: every man of both sides.
-const MOST_MEN: u32 = 32;
+use menagerie_wire::{Reply, TablesAction, TablesArgs};
 
 /// A `tables` command, checked.
 #[derive(Clone, Debug)]
@@ -34,11 +34,6 @@ pub struct TablesJob {
 /// Why a `tables` command cannot be carried out.
 #[derive(Debug)]
 pub enum TablesError {
-    BadWord {
-        word: String,
-        expected: &'static str,
-    },
-    MenNeeded,
     NoTables(&'static str),
     Build(BuildError),
     Mismatches(u64),
@@ -52,10 +47,6 @@ pub enum TablesError {
 impl fmt::Display for TablesError {
     fn fmt(&self, f: &mut fmt::Formatter) -> fmt::Result {
         match self {
-            TablesError::BadWord { word, expected } => write!(f, "'{word}': expected {expected}"),
-            TablesError::MenNeeded => {
-                f.write_str("tables build needs men=N (the most men of the tables, 2 or more)")
-            }
             TablesError::NoTables(game) => write!(
                 f,
                 "{game} has no endgame tables (only games whose captures only remove men have)"
@@ -90,53 +81,63 @@ impl TablesError {
 
 impl std::error::Error for TablesError {}
 
-/// Splits the words of a `tables` line into the command's own and the
-/// ruleset's (`key=value` words the game checks).
-pub fn parse_words(
-    action: TablesAction,
-    words: &[String],
-) -> Result<(TablesJob, Vec<String>), TablesError> {
-    let mut job = TablesJob {
-        action,
-        men: None,
-        dir: probe::directory(),
-        only: None,
-        threads: std::thread::available_parallelism().map_or(1, |n| n.get()),
-        fresh: false,
+/// Attaches a `tables` command to sessions of any game: the game's own
+/// type builds, verifies and probes its tables.
+pub struct TablesOf;
+
+/// A session that can carry out a `tables` command on its ruleset.
+pub trait TablesWork: DynSession {
+    fn tables(
+        &self,
+        job: &TablesJob,
+        stop: &AtomicBool,
+        say: &mut dyn FnMut(Reply),
+    ) -> Result<(), TablesError>;
+}
+
+impl<G: Game> TablesWork for Session<G> {
+    fn tables(
+        &self,
+        job: &TablesJob,
+        stop: &AtomicBool,
+        say: &mut dyn FnMut(Reply),
+    ) -> Result<(), TablesError> {
+        run::<G>(self.rules(), job, stop, say)
+    }
+}
+
+impl Attach for TablesOf {
+    type Session = dyn TablesWork;
+
+    fn attach<G: Game>(session: Session<G>) -> Box<dyn TablesWork> {
+        Box::new(session)
+    }
+}
+
+/// `tables build|verify|status|bench <game> ...`: the task, on a session
+/// of the game and ruleset named (the folder, unless `dir=` gives one,
+/// is the engine's `TablePath`; the threads all the cores).
+pub fn task<C: Catalogue>(args: TablesArgs, ctx: &Context) -> Made {
+    let session = catalogue::new_session_named(&C::games::<TablesOf>(), &args.game, &args.ruleset)
+        .map_err(|e| Refused::error("tables", e))?;
+    let job = TablesJob {
+        action: args.action,
+        men: args.men,
+        dir: args.dir.map_or_else(|| ctx.tables.clone(), PathBuf::from),
+        only: args.slice.map(|s| Slice::new(s.mover, s.other)),
+        threads: args
+            .threads
+            .unwrap_or_else(|| std::thread::available_parallelism().map_or(1, |n| n.get())),
+        fresh: args.fresh,
     };
-    let mut ruleset = Vec::new();
-    for word in words {
-        let bad = |expected| TablesError::BadWord {
-            word: word.clone(),
-            expected,
-        };
-        match word.split_once('=') {
-            Some((key, value)) if key.eq_ignore_ascii_case("men") => {
-                let men = value.parse().ok().filter(|m| (2..=MOST_MEN).contains(m));
-                job.men = Some(men.ok_or_else(|| bad("men=N with N from 2 to 32"))?);
-            }
-            Some((key, value)) if key.eq_ignore_ascii_case("dir") && !value.is_empty() => {
-                job.dir = PathBuf::from(value);
-            }
-            Some((key, value)) if key.eq_ignore_ascii_case("threads") => {
-                let n = value.parse().ok().filter(|n| (1..=256).contains(n));
-                job.threads = n.ok_or_else(|| bad("threads=N with N from 1 to 256"))?;
-            }
-            Some((key, value)) if key.eq_ignore_ascii_case("slice") => {
-                let slice = value
-                    .split_once(['v', 'V'])
-                    .and_then(|(m, o)| Some(Slice::new(m.parse().ok()?, o.parse().ok()?)))
-                    .filter(|s| s.mover > 0 && s.other > 0);
-                job.only = Some(slice.ok_or_else(|| bad("slice=MvO, as slice=4v3"))?);
-            }
-            None if word.eq_ignore_ascii_case("fresh") => job.fresh = true,
-            _ => ruleset.push(word.clone()),
+    Ok(once(move |out, stop| {
+        match session.tables(&job, stop, &mut |reply| out.reply(&reply)) {
+            Err(e) if e.is_refusal() => out.refuse("tables", &e),
+            Err(e) => out.error("tables", &e),
+            Ok(()) => {}
         }
-    }
-    if action == TablesAction::Build && job.men.is_none() && job.only.is_none() {
-        return Err(TablesError::MenNeeded);
-    }
-    Ok((job, ruleset))
+        false
+    }))
 }
 
 /// Where a slice's clean verification is recorded: beside its file.

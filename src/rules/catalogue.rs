@@ -174,6 +174,24 @@ game_list!(
 /// The games with the rules' own sessions.
 pub static GAMES: [GameEntry; COUNT] = games::<Rules>();
 
+/// A list of games that any [`Attach`] can take: the engine attaches
+/// the search to its games, and a long command that needs a game's own
+/// type (building its tables, playing it against itself) attaches its
+/// own work to the same list, as one module.
+pub trait Catalogue: 'static {
+    /// The games, the default first, as sessions attached by `A`.
+    fn games<A: Attach>() -> Vec<GameEntry<A>>;
+}
+
+/// The games of this build ([`games`]).
+pub struct Standard;
+
+impl Catalogue for Standard {
+    fn games<A: Attach>() -> Vec<GameEntry<A>> {
+        games::<A>().into()
+    }
+}
+
 /// The game named `name` (id or alias, any case) in `catalogue`.
 pub fn find<'a, A: Attach>(catalogue: &'a [GameEntry<A>], name: &str) -> Option<&'a GameEntry<A>> {
     catalogue.iter().find(|g| g.is_named(name))

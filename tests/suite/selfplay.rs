@@ -169,8 +169,8 @@ fn bad_lines_and_files_are_refused_and_the_engine_keeps_answering() {
         "{out}"
     );
     assert!(errs[1].contains("needs out=PATH"), "{out}");
-    assert!(errs[2].contains("'shard=3/2' is not shard=I/N"), "{out}");
-    assert!(errs[3].contains("'games=0' is not games=N"), "{out}");
+    assert!(errs[2].contains("'shard=3/2': expected shard=I/N"), "{out}");
+    assert!(errs[3].contains("'games=0': expected games=N"), "{out}");
     assert!(errs[4].contains("unknown game 'chess'"), "{out}");
     assert!(errs[5].contains("other settings"), "{out}");
     assert!(errs[6].contains("not a self-play data file"), "{out}");

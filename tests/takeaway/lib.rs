@@ -18,6 +18,15 @@ use menagerie_rules::game::{Game, OptionSpec, Outcome, Ruleset, Seat};
 use menagerie_rules::notation::{MoveSyntaxError, NotationError};
 use menagerie_rules::rng::zobrist_table;
 
+/// The standard games and take-away, as a catalogue.
+pub struct WithTakeAway;
+
+impl catalogue::Catalogue for WithTakeAway {
+    fn games<A: Attach>() -> Vec<GameEntry<A>> {
+        catalogue::<A>()
+    }
+}
+
 /// The standard games and take-away, as sessions attached by `A`.
 pub fn catalogue<A: Attach>() -> Vec<GameEntry<A>> {
     let mut games: Vec<GameEntry<A>> = catalogue::games::<A>().into_iter().collect();

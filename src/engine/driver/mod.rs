@@ -32,28 +32,29 @@
 
 use std::collections::{HashMap, VecDeque};
 use std::fmt;
+use std::marker::PhantomData;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::mpsc::{channel, sync_channel, Receiver, RecvTimeoutError, Sender, SyncSender};
 use std::sync::Arc;
 use std::time::Duration;
 
-use crate::answers;
 use crate::channel::Event;
 pub(crate) use crate::error::EngineError;
 use crate::input::{self, EVENTS_IN_FLIGHT, MAX_WAITING_BYTES, MAX_WAITING_LINES};
-use crate::options::{self, OptionError, Setting, HASH, MOVE_OVERHEAD};
+use crate::options::{self, HASH, MOVE_OVERHEAD};
 use crate::output::Output;
-use crate::session::{EngineSession, Entry, GAMES};
+use crate::session::{EngineSession, Entry, Searching};
+use crate::task::Catalogue;
 use crate::worker::{self, Job};
-use menagerie_nnue::{Network, NetworkError};
-use menagerie_rules::catalogue;
-use menagerie_rules::game::session::PositionError;
-use menagerie_rules::game::Status;
+use menagerie_nnue::Network;
+use menagerie_rules::catalogue::Standard;
 use menagerie_rules::rng::Rng;
-use menagerie_search::time::{Clock, Request};
-use menagerie_search::{Limits, Settings, Shared};
-use menagerie_wire::command::{parse_line, Class, Command, GoParams, ParseError};
-use menagerie_wire::reply::{IdField, Reply};
+use menagerie_search::{Settings, Shared};
+use menagerie_wire::command::{parse_line, Class, Command, ParseError};
+use menagerie_wire::reply::Reply;
+
+mod commands;
+mod settings;
 
 pub const NAME: &str = "menagerie";
 pub const VERSION: &str = env!("CARGO_PKG_VERSION");
@@ -83,23 +84,12 @@ pub enum Input {
     Lines(Vec<String>),
 }
 
-/// How a run treats failures, and which games it plays.
-#[derive(Clone, Copy)]
+/// How a run treats failures.
+#[derive(Clone, Copy, Default)]
 pub struct RunOptions {
     /// Stop at the first command answered with an error, with exit status
     /// [`EXIT_FAILED`].
     pub fail_fast: bool,
-    /// The games the engine knows, the default first.
-    pub games: &'static [Entry],
-}
-
-impl Default for RunOptions {
-    fn default() -> RunOptions {
-        RunOptions {
-            fail_fast: false,
-            games: &GAMES,
-        }
-    }
 }
 
 #[derive(Clone, Copy, PartialEq, Eq)]
@@ -149,7 +139,12 @@ struct Waiting {
     repeat: u64,
 }
 
-struct Engine {
+/// The engine loop's state, over the games of catalogue `C`.
+struct Engine<C: Catalogue> {
+    /// The games the engine knows, the default first, with the search
+    /// attached.
+    games: &'static [Entry],
+    catalogue: PhantomData<C>,
     out: Output,
     session: Box<dyn EngineSession>,
     shared: Arc<Shared>,
@@ -195,14 +190,16 @@ struct Engine {
     chance: Rng,
 }
 
-/// Runs the protocol until `quit` or the end of input; returns the exit
-/// status: 0, or [`EXIT_BUG`] after a bug (a panic the engine survived).
+/// Runs the protocol until `quit` or the end of input, over the games of
+/// this build; returns the exit status: 0, or [`EXIT_BUG`] after a bug (a
+/// panic the engine survived).
 pub fn run(input: Input, out: Output) -> i32 {
-    run_with(input, out, RunOptions::default())
+    run_with::<Standard>(input, out, RunOptions::default())
 }
 
-/// [`run`], stopping at the first failed command if `options` say so.
-pub fn run_with(input: Input, out: Output, options: RunOptions) -> i32 {
+/// [`run`] over the games of catalogue `C`, stopping at the first failed
+/// command if `options` say so.
+pub fn run_with<C: Catalogue>(input: Input, out: Output, options: RunOptions) -> i32 {
     let (events, inbox) = sync_channel(EVENTS_IN_FLIGHT);
     {
         let events = events.clone();
@@ -211,7 +208,7 @@ pub fn run_with(input: Input, out: Output, options: RunOptions) -> i32 {
             Input::Lines(lines) => input::send_lines(lines, &events),
         });
     }
-    let mut engine = Engine::new(out, events, options);
+    let mut engine = Engine::<C>::new(out, events, options);
     loop {
         let event = if engine.quitting && engine.running.is_some() {
             match inbox.recv_timeout(QUIT_GRACE) {
@@ -266,8 +263,10 @@ pub fn run_with(input: Input, out: Output, options: RunOptions) -> i32 {
     engine.quit()
 }
 
-impl Engine {
-    fn new(out: Output, events: SyncSender<Event>, options: RunOptions) -> Engine {
+impl<C: Catalogue> Engine<C> {
+    fn new(out: Output, events: SyncSender<Event>, options: RunOptions) -> Engine<C> {
+        // Made once for the process's run, kept as long as it.
+        let games: &'static [Entry] = Vec::leak(C::games::<Searching>());
         let (jobs, inbox) = channel();
         let worker_out = out.clone();
         std::thread::Builder::new()
@@ -279,10 +278,12 @@ impl Engine {
             .expect("a thread for the worker");
         let stop = Arc::new(AtomicBool::new(false));
         Engine {
+            games,
+            catalogue: PhantomData,
             jobs,
             base: Some(None),
             out,
-            session: options.games[0]
+            session: games[0]
                 .session::<&str>(&[])
                 .expect("the default ruleset is valid"),
             shared: Arc::new(
@@ -312,25 +313,6 @@ impl Engine {
 
     fn reply(&mut self, reply: Reply) {
         self.out.reply(&reply);
-    }
-
-    /// Starts the long work `job` makes on a new session of `game` and
-    /// `ruleset` (not the engine's own position), or says why there is none.
-    fn start_on_new_session(
-        &mut self,
-        command: &str,
-        game: &str,
-        ruleset: &[String],
-        job: impl FnOnce(Box<dyn crate::session::EngineSession>, Arc<AtomicBool>) -> Job,
-    ) {
-        match catalogue::new_session_named(self.options.games, game, ruleset) {
-            Err(e) => self.error(command, e),
-            Ok(session) => {
-                self.arm_stop(false);
-                let job = job(session, Arc::clone(&self.stop));
-                self.start(job, Busy::Work);
-            }
-        }
     }
 
     fn error(&mut self, command: &str, message: impl fmt::Display) {
@@ -584,487 +566,6 @@ impl Engine {
     fn arm_stop(&self, stopped: bool) {
         let stopped = stopped || self.quitting || self.current < self.stopped_before;
         self.stop.store(stopped, Ordering::Relaxed);
-    }
-
-    fn execute(&mut self, command: Command) -> Flow {
-        let name = command.name();
-        match command {
-            Command::Uci => self.identify(false),
-            Command::Ugi => self.identify(true),
-            Command::IsReady => self.reply(Reply::ReadyOk),
-            Command::SetOption {
-                name: option,
-                value,
-            } => match self.set_option(&option, value.as_deref()) {
-                Err(e @ OptionError::NoMemory(_)) => self.out.refuse(name, &e),
-                Err(e) => self.error(name, e),
-                Ok(()) => {}
-            },
-            Command::NewGame { game, options } => {
-                match catalogue::new_session_named(self.options.games, &game, &options) {
-                    Ok(session) => self.new_game(session, true),
-                    Err(e) => self.error(name, e),
-                }
-            }
-            Command::UciNewGame | Command::UgiNewGame => self.setup(true),
-            Command::Position { notation, moves } => self.position(notation, moves),
-            Command::Move { moves } => match self.session.play_moves(&moves) {
-                Ok(()) => self.announce_end(),
-                Err(e) => self.error(name, e),
-            },
-            Command::Go(params) => self.go(&params),
-            Command::Perft { depth, via_go } if depth > menagerie_rules::game::perft::MAX_DEPTH => {
-                self.error(name, EngineError::PerftTooDeep(depth));
-                if via_go {
-                    self.reply(Reply::BestMove(None));
-                }
-            }
-            Command::Perft { depth, .. } => {
-                self.arm_stop(false);
-                let job = Job::Perft {
-                    session: self.session.boxed(),
-                    depth,
-                    stop: Arc::clone(&self.stop),
-                };
-                self.start(job, Busy::Work);
-            }
-            Command::Stop => {}
-            Command::Quit => return Flow::Quit,
-            Command::Display => {
-                self.out.replies(&answers::display(self.session.as_ref()));
-            }
-            Command::Legal => {
-                let reply = answers::legal(self.session.as_ref());
-                self.reply(reply);
-            }
-            Command::Query(question) => match answers::query(self.session.as_ref(), question) {
-                Ok(reply) => self.reply(reply),
-                Err(e) => self.error(name, e),
-            },
-            Command::Games => {
-                self.out.replies(&answers::catalogue(self.options.games));
-            }
-            Command::Tables {
-                action,
-                game,
-                words,
-            } => {
-                match crate::tables_command::parse_words(action, &words) {
-                    Err(e) => self.error(name, e),
-                    Ok((job, ruleset)) => {
-                        self.start_on_new_session(name, &game, &ruleset, |session, stop| {
-                            Job::Tables { session, job, stop }
-                        })
-                    }
-                }
-            }
-            Command::Dataset { words } => match crate::dataset::parse_words(&words) {
-                Err(e) => self.error(name, e),
-                Ok(job) => {
-                    self.arm_stop(false);
-                    let job = Job::Dataset {
-                        job,
-                        stop: Arc::clone(&self.stop),
-                    };
-                    self.start(job, Busy::Work);
-                }
-            },
-            Command::Eval => {
-                let net = self.network();
-                let replies = answers::eval(self.session.as_ref(), net.as_ref(), self.use_network);
-                self.out.replies(&replies);
-            }
-            Command::SelfPlay { game, words } => match crate::selfplay::parse_words(&words) {
-                Err(e) => self.error(name, e),
-                Ok((job, ruleset)) => {
-                    self.start_on_new_session(name, &game, &ruleset, |session, stop| {
-                        Job::SelfPlay { session, job, stop }
-                    })
-                }
-            },
-            Command::Solve {
-                nodes,
-                memory,
-                keys,
-                checkpoint,
-                certificate,
-            } => {
-                // Paths that cannot serve are refused now, not after the
-                // search: a certificate or checkpoint is written over a
-                // regular file or nothing only, and a checkpoint is read.
-                let paths = [("certificate", &certificate), ("checkpoint", &checkpoint)];
-                for (argument, path) in paths {
-                    let Some(path) = path else { continue };
-                    let path = std::path::Path::new(path);
-                    let checked = menagerie_os::files::write_target(path)
-                        .and_then(|_| menagerie_os::files::regular_exists(path).map(|_| ()));
-                    if let Err(e) = checked {
-                        self.error(name, EngineError::Path(argument, e));
-                        return Flow::Continue;
-                    }
-                }
-                self.arm_stop(false);
-                let job = Job::Solve {
-                    session: self.session.boxed(),
-                    stop: Arc::clone(&self.stop),
-                    request: crate::session::SolveRequest {
-                        nodes: nodes.unwrap_or(crate::session::DEFAULT_PROOF_NODES),
-                        memory_mib: memory,
-                        keys: match keys {
-                            Some(menagerie_wire::SolveKeys::History) => {
-                                menagerie_tables::proof::Keys::History
-                            }
-                            Some(menagerie_wire::SolveKeys::Clock) => {
-                                menagerie_tables::proof::Keys::Clock
-                            }
-                            None => menagerie_tables::proof::Keys::default(),
-                        },
-                        threads: self.settings.threads,
-                        checkpoint: checkpoint.map(std::path::PathBuf::from),
-                        certificate: certificate.map(std::path::PathBuf::from),
-                    },
-                };
-                self.start(job, Busy::Work);
-            }
-            Command::Bench(kind) => {
-                self.arm_stop(false);
-                let job = Job::Bench {
-                    kind,
-                    games: self.options.games,
-                    stop: Arc::clone(&self.stop),
-                };
-                self.start(job, Busy::Work);
-            }
-            Command::Roll => match self.session.play_chance(&mut self.chance) {
-                Some(outcome) => {
-                    self.reply(Reply::Rolled(outcome));
-                    self.announce_end();
-                }
-                None => self.error(name, EngineError::NoChance),
-            },
-            Command::Help => {
-                self.out.replies(&answers::help(self.options.games));
-            }
-        }
-        Flow::Continue
-    }
-
-    /// `uci` or `ugi`: identity, options, then `uciok` or `ugiok`.
-    fn identify(&mut self, ugi: bool) {
-        self.ugi = ugi;
-        let mut replies = vec![
-            Reply::Id {
-                field: IdField::Name,
-                value: format!("{NAME} {VERSION}"),
-            },
-            Reply::Id {
-                field: IdField::Author,
-                value: AUTHOR.to_string(),
-            },
-        ];
-        replies.extend(
-            options::listed(ugi, self.options.games)
-                .into_iter()
-                .map(Reply::Option),
-        );
-        replies.push(if ugi { Reply::UgiOk } else { Reply::UciOk });
-        self.out.replies(&replies);
-    }
-
-    /// Makes `session` the game, remembers its ruleset for the options,
-    /// and sets it up on the worker; `prepare`: also starts building what
-    /// its search wants (not for a game chosen by options alone, which a
-    /// GUI may set in any order before the game it means).
-    fn new_game(&mut self, session: Box<dyn EngineSession>, prepare: bool) {
-        let words = session
-            .ruleset()
-            .to_string()
-            .split_whitespace()
-            .map(String::from)
-            .collect();
-        self.rules.insert(session.game_id(), words);
-        self.session = session;
-        self.base = Some(None);
-        self.setup(prepare);
-    }
-
-    /// Empties the table on the worker (`isready` answers once it is
-    /// done) and, with `prepare`, starts building in the background what
-    /// the current game's search wants (a solved table), so that set-up
-    /// never waits for it.
-    fn setup(&mut self, prepare: bool) {
-        let job = Job::Setup {
-            session: prepare.then(|| self.session.boxed()),
-            settings: self.search_settings(),
-            shared: Arc::clone(&self.shared),
-        };
-        self.start(job, Busy::Setup);
-    }
-
-    /// After a `position` or `move` that ends the game: one line with the
-    /// result and the reason.
-    fn announce_end(&mut self) {
-        if let Some(over) = answers::game_over(self.session.as_ref()) {
-            self.reply(over);
-        }
-    }
-
-    fn position(&mut self, notation: Option<String>, moves: Vec<String>) {
-        let played = self.session.moves_played();
-        let extends = self.base.as_ref() == Some(&notation)
-            && played.len() <= moves.len()
-            && played
-                .iter()
-                .zip(&moves)
-                .all(|(a, b)| a.eq_ignore_ascii_case(b));
-        let result = if extends {
-            // Errors count moves from the start of the command.
-            self.session
-                .play_moves(&moves[played.len()..])
-                .map_err(|e| match e {
-                    PositionError::Move { index, error } => PositionError::Move {
-                        index: index + played.len(),
-                        error,
-                    },
-                    other => other,
-                })
-        } else {
-            self.session.set_position(notation.as_deref(), &moves)
-        };
-        match result {
-            Ok(()) => {
-                self.base = Some(notation);
-                self.announce_end();
-            }
-            Err(e) => self.error("position", e),
-        }
-    }
-
-    fn set_option(&mut self, name: &str, value: Option<&str>) -> Result<(), OptionError> {
-        match options::parse(name, value, self.ugi, self.options.games)? {
-            Setting::Hash(mib) => {
-                let shared = Shared::try_with_stop(mib, Arc::clone(&self.stop))
-                    .map_err(OptionError::NoMemory)?;
-                self.shared = Arc::new(shared);
-            }
-            Setting::Threads(n) => self.settings.threads = n,
-            Setting::Skill(n) => self.settings.skill = n,
-            Setting::MultiSeat(m) => self.settings.multi_seat = m,
-            Setting::TablePath(dir) => {
-                if let Some(dir) = &dir {
-                    // A folder, or none yet (`tables build` makes it).
-                    menagerie_os::files::folder(dir, false).map_err(OptionError::TablePath)?;
-                }
-                menagerie_tables::probe::set_directory(dir)
-            }
-            Setting::UseTables(on) => self.settings.exact = on,
-            Setting::UseNetwork(on) => {
-                self.use_network = on;
-                self.say_network();
-            }
-            Setting::EvalFile { game, path } => self.set_eval_file(game, path)?,
-            Setting::Seed(n) => {
-                self.settings.seed = n;
-                self.chance = Rng::new(n);
-            }
-            Setting::MoveOverhead(ms) => self.move_overhead_ms = ms,
-            Setting::Tuned => {}
-            Setting::Variant(game) => self.switch_to(game, None),
-            Setting::Rule { game, word } => self.switch_to(game, Some(word)),
-        }
-        Ok(())
-    }
-
-    /// `EvalFile` or `<game>.EvalFile`: the network of `path` for its game
-    /// (the one the option names, which the file must be of, or the one
-    /// the file names), after it loads and fits that game and its ruleset
-    /// as last chosen; `None`: the game's built-in network again.
-    /// Anything wrong leaves every network as it was.
-    fn set_eval_file(
-        &mut self,
-        game: Option<&'static Entry>,
-        path: Option<std::path::PathBuf>,
-    ) -> Result<(), OptionError> {
-        let Some(path) = path else {
-            let id = game.map_or(self.session.game_id(), |g| g.id);
-            self.networks.remove(id);
-            if id == self.session.game_id() {
-                self.say_network();
-            }
-            return Ok(());
-        };
-        let shown = path.display().to_string();
-        let refuse = |e| OptionError::Network(shown.clone(), e);
-        let net = Network::load(&path).map_err(refuse)?;
-        let entry = match game {
-            Some(entry) if entry.id != net.game => {
-                return Err(refuse(NetworkError::Game(net.game.clone())))
-            }
-            Some(entry) => entry,
-            None => catalogue::find(self.options.games, &net.game)
-                .ok_or_else(|| refuse(NetworkError::Game(net.game.clone())))?,
-        };
-        if entry.id == self.session.game_id() {
-            self.session.network_fits(&net).map_err(refuse)?;
-        } else {
-            let words = self.rules.get(entry.id).cloned().unwrap_or_default();
-            let session = entry
-                .session(&words)
-                .expect("remembered ruleset words are the game's own");
-            session.network_fits(&net).map_err(refuse)?;
-        }
-        let describe = net.describe();
-        self.networks.insert(entry.id, Arc::new(net));
-        if entry.id == self.session.game_id() {
-            self.say_network();
-        } else {
-            self.reply(Reply::Remark(format!(
-                "evaluation network {describe} for {}",
-                entry.id
-            )));
-        }
-        Ok(())
-    }
-
-    /// The network searches of the current game and ruleset use, if any.
-    fn network(&self) -> Option<Arc<Network>> {
-        if !self.use_network {
-            return None;
-        }
-        let game = self.session.game_id();
-        let net = match self.networks.get(game) {
-            Some(net) => net.clone(),
-            None => menagerie_nnue::builtin::network(game, self.session.seats_in_play().len())?,
-        };
-        self.session.network_fits(&net).is_ok().then_some(net)
-    }
-
-    /// The settings of a search of the current game: the network chosen.
-    fn search_settings(&self) -> Settings {
-        Settings {
-            network: self.network(),
-            ..self.settings.clone()
-        }
-    }
-
-    /// One line naming the evaluation searches of the current game use.
-    fn say_network(&mut self) {
-        let text = answers::evaluation_in_use(self.network().as_deref(), self.use_network);
-        self.reply(Reply::Remark(text));
-    }
-
-    /// Chooses `game` (after changing one ruleset option of it): a new
-    /// game at its start, unless the option belongs to another game, which
-    /// then only remembers it.
-    fn switch_to(&mut self, game: &'static Entry, word: Option<String>) {
-        let words = self.rules.entry(game.id).or_default();
-        if let Some(word) = word {
-            let key = word.split('=').next().unwrap_or("").to_string();
-            words.retain(|w| w.split('=').next() != Some(key.as_str()));
-            words.push(word);
-            if self.session.game_id() != game.id {
-                return;
-            }
-        }
-        let session = game
-            .session(words)
-            .expect("option values come from the game's own list");
-        self.new_game(session, false);
-    }
-
-    fn go(&mut self, params: &GoParams) {
-        match self.session.status() {
-            Status::Over(..) => {
-                self.announce_end();
-                self.reply(Reply::BestMove(None));
-                return;
-            }
-            Status::Ongoing if self.session.awaiting_chance() => {
-                self.error("go", EngineError::AwaitingRoll);
-                self.reply(Reply::BestMove(None));
-                return;
-            }
-            Status::Ongoing => {}
-        }
-        let request = match self.request(params) {
-            Ok(request) => request,
-            Err(e) => {
-                self.error("go", e);
-                self.reply(Reply::BestMove(None));
-                return;
-            }
-        };
-        let limits = Limits::plan(&request, self.move_overhead_ms);
-        let unbounded = limits.infinite;
-        // After the end of input nothing could stop an unbounded search.
-        self.arm_stop(self.input_closed && unbounded);
-        let job = Job::Search {
-            session: self.session.boxed(),
-            limits,
-            shared: Arc::clone(&self.shared),
-            settings: self.search_settings(),
-        };
-        self.start(job, Busy::Search { unbounded });
-    }
-
-    /// What `go` asks of the search, with the clock of the side to move:
-    /// `time`/`inc` in any game, or in a two-seat game `wtime`/`winc` (UGI:
-    /// `p1time`/`p1inc`) for the first seat of the seat order and
-    /// `btime`/`binc` (`p2time`/`p2inc`) for the second.
-    fn request(&self, go: &GoParams) -> Result<Request, EngineError> {
-        let either =
-            |a: Option<u64>, b: Option<u64>, names: (&'static str, &'static str)| match (a, b) {
-                (Some(_), Some(_)) => Err(EngineError::SameClockTwice(names.0, names.1)),
-                (a, b) => Ok(a.or(b)),
-            };
-        let wtime = either(go.wtime, go.p1time, ("wtime", "p1time"))?;
-        let btime = either(go.btime, go.p2time, ("btime", "p2time"))?;
-        let winc = either(go.winc, go.p1inc, ("winc", "p1inc"))?;
-        let binc = either(go.binc, go.p2inc, ("binc", "p2inc"))?;
-        let (seat_order, seats) = self.session.seat_order();
-        let two_seat_fields = [wtime, btime, winc, binc];
-        let clock = match go.time {
-            Some(time_ms) => Some((time_ms, go.inc.unwrap_or(0))),
-            None if go.inc.is_some() => return Err(EngineError::IncWithoutTime),
-            None if seats != 2 && two_seat_fields.iter().any(Option::is_some) => {
-                return Err(EngineError::TwoSeatClocks(seats))
-            }
-            None => {
-                // Advice in the words of the session's protocol.
-                let field = match (seat_order == 0, self.ugi) {
-                    (true, false) => "wtime",
-                    (false, false) => "btime",
-                    (true, true) => "p1time",
-                    (false, true) => "p2time",
-                };
-                let (time, inc) = if seat_order == 0 {
-                    (wtime, winc)
-                } else {
-                    (btime, binc)
-                };
-                match time {
-                    Some(time_ms) => Some((time_ms, inc.unwrap_or(0))),
-                    None if two_seat_fields.iter().any(Option::is_some) => {
-                        return Err(EngineError::NoClockForSide {
-                            side: self.session.side_letter(),
-                            field,
-                        })
-                    }
-                    None => None,
-                }
-            }
-        };
-        Ok(Request {
-            depth: go.depth,
-            nodes: go.nodes,
-            movetime_ms: go.movetime,
-            clock: clock.map(|(time_ms, inc_ms)| Clock {
-                time_ms,
-                inc_ms,
-                moves_to_go: go.movestogo,
-            }),
-            infinite: go.infinite,
-        })
     }
 }
 

@@ -29,6 +29,8 @@ use crate::certificate::{self, CertificateError, CertificateRequest, Claim, Node
 use crate::checkpoint::{Checkpoint, CheckpointError};
 use crate::Tables;
 
+mod report;
+pub use report::ReportLine;
 mod search;
 mod store;
 #[cfg(test)]
