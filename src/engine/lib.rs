@@ -27,6 +27,7 @@ mod input;
 mod options;
 pub mod output;
 pub mod perft;
+pub mod progress;
 pub mod selfplay;
 pub mod selfplay_file;
 pub mod session;

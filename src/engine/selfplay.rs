@@ -20,6 +20,7 @@ use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::Arc;
 use std::time::Instant;
 
+use crate::progress::{self, Throttle};
 use crate::task::{once, Catalogue, Context, Made, Refused};
 use menagerie_nnue::{Network, NetworkError};
 use menagerie_rules::catalogue::{self, Attach};
@@ -375,7 +376,7 @@ pub fn run<G: Game>(
     }
     let shared = Shared::new(16);
     let started = Instant::now();
-    let mut last = Instant::now();
+    let mut throttle = Throttle::default();
     let total = todo.len().max(done.len());
     for (n, &index) in todo.iter().enumerate().skip(done.len()) {
         let Some(game) = play_game(template, job, network.as_ref(), index, &shared, stop) else {
@@ -389,15 +390,20 @@ pub fn run<G: Game>(
             .append(&game)
             .map_err(|e| file_error(FileError::Io(e)))?;
         positions += game.plies.len();
-        if last.elapsed().as_secs_f64() >= 1.0 || n + 1 == total {
-            last = Instant::now();
+        if throttle.due(n + 1 == total) {
             let played = n + 1 - done.len();
             let rate = played as f64 / started.elapsed().as_secs_f64().max(1e-3);
             let left = (total - n - 1) as f64 / rate.max(1e-9);
-            say(Reply::Remark(format!(
-                "selfplay: {} {}/{total} games, {positions} plies, {rate:.1} games/s, {left:.0} s left",
-                crate::tables_command::bar((n + 1) as f64 / total as f64),
+            let done = format!(
+                "{}/{total} games, {positions} plies, {rate:.1} games/s",
                 n + 1
+            );
+            let fraction = (n + 1) as f64 / total as f64;
+            say(Reply::Remark(progress::line(
+                "selfplay",
+                fraction,
+                &done,
+                Some(left),
             )));
         }
     }

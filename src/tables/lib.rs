@@ -8,7 +8,9 @@
 //!   captures only remove men, a slice and its mirror at a time.
 //! - [`file`]: the slice files (a header with a checksum, then the entries).
 //! - [`probe`]: tables of one ruleset, looked up by position.
-//! - [`verify`]: re-derives every stored value from its successors.
+//! - [`verify`]: re-derives every stored value from its successors;
+//!   [`audit`] does so for a whole folder, keeping records to resume from.
+//! - [`speed`]: what a probe costs, against a move generation.
 //! - [`proof`]: proof-number search beyond the tables, with bounded
 //!   memory and [`checkpoint`]s to resume from, writing [`certificate`]s
 //!   that programs sharing nothing with it can check.
@@ -16,6 +18,7 @@
 //!
 //! Nothing here knows a game by name: the game numbers its positions.
 
+pub mod audit;
 pub mod cache;
 pub mod certificate;
 pub mod checkpoint;
@@ -25,6 +28,7 @@ pub mod probe;
 pub mod proof;
 pub mod retrograde;
 pub mod solved;
+pub mod speed;
 pub mod value;
 pub mod verify;
 
