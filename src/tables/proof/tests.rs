@@ -4,10 +4,13 @@
 mod agree {
     use super::super::*;
     use crate::retrograde::{build, Request};
+    use crate::Tables;
     use crate::Wdl;
     use menagerie_rules::game::endgame::Slice;
+    use menagerie_rules::game::Game;
     use menagerie_rules::games::awithlaknannai::{AwRules, Awithlaknannai};
     use menagerie_rules::rng::Rng;
+    use std::sync::atomic::AtomicBool;
 
     /// Proofs agree with the tables: with no tables at all (the rules
     /// decide every leaf) and with the tables of fewer men as leaves.
@@ -108,10 +111,14 @@ mod agree {
 
 mod resumable {
     use super::super::*;
+    use crate::checkpoint::CheckpointError;
     use crate::retrograde::{build, Request};
+    use crate::Tables;
     use menagerie_rules::game::endgame::Slice;
+    use menagerie_rules::game::Game;
     use menagerie_rules::games::awithlaknannai::{AwRules, Awithlaknannai};
     use menagerie_rules::rng::Rng;
+    use std::sync::atomic::AtomicBool;
 
     /// Positions of 4 men that a proof with the 3-men tables settles
     /// within 200,000 nodes but not at once, with their values and the
