@@ -357,17 +357,18 @@ impl fmt::Display for RecordError {
 
 impl std::error::Error for RecordError {}
 
-impl std::str::FromStr for Record {
-    type Err = RecordError;
+/// A record line's fields, checked for layout: every key once, in the
+/// order its version gives.
+struct Fields<'a> {
+    keys: &'static [&'static str],
+    values: Vec<&'a str>,
+}
 
-    /// Strict: every field once, in order, and a matching checksum.
-    fn from_str(line: &str) -> Result<Record, RecordError> {
-        if line.starts_with("game=") {
-            return Err(RecordError::OldFormat);
-        }
+impl<'a> Fields<'a> {
+    fn split(line: &'a str) -> Result<Fields<'a>, RecordError> {
         let fields: Vec<&str> = line.split('\t').collect();
         // The version, first, says which fields follow.
-        let keys: &[&'static str] = match fields[0] {
+        let keys: &'static [&'static str] = match fields[0] {
             "v=2" => &KEYS_V2,
             _ => &KEYS,
         };
@@ -376,27 +377,22 @@ impl std::str::FromStr for Record {
             let (key, value) = field
                 .split_once('=')
                 .ok_or_else(|| RecordError::NotKeyValue(field.to_string()))?;
-            match keys.get(i) {
-                Some(expected) if *expected == key => values.push(value),
-                Some(expected)
-                    if keys.contains(&key)
-                        && fields[..i]
-                            .iter()
-                            .any(|f| f.starts_with(&format!("{key}="))) =>
-                {
-                    return Err(RecordError::Twice {
-                        key: key.to_string(),
-                        expected,
-                    })
-                }
-                Some(expected) => {
-                    return Err(RecordError::Misplaced {
-                        key: key.to_string(),
-                        expected,
-                    })
-                }
-                None => return Err(RecordError::AfterChecksum(key.to_string())),
+            let Some(&expected) = keys.get(i) else {
+                return Err(RecordError::AfterChecksum(key.to_string()));
+            };
+            if expected == key {
+                values.push(value);
+                continue;
             }
+            let seen = fields[..i]
+                .iter()
+                .any(|f| f.starts_with(&format!("{key}=")));
+            let key = key.to_string();
+            return Err(if keys.contains(&key.as_str()) && seen {
+                RecordError::Twice { key, expected }
+            } else {
+                RecordError::Misplaced { key, expected }
+            });
         }
         if values.len() < keys.len() {
             return Err(RecordError::Truncated {
@@ -407,78 +403,92 @@ impl std::str::FromStr for Record {
         if values[0] != VERSION && values[0] != "2" {
             return Err(RecordError::Version(values[0].to_string()));
         }
-        let get = |key: &str| -> &str {
-            keys.iter()
-                .position(|k| *k == key)
-                .map_or("", |i| values[i])
-        };
+        Ok(Fields { keys, values })
+    }
+
+    fn get(&self, key: &str) -> &'a str {
+        self.keys
+            .iter()
+            .position(|k| *k == key)
+            .map_or("", |i| self.values[i])
+    }
+
+    fn number(&self, key: &'static str) -> Result<u64, RecordError> {
+        self.get(key)
+            .parse()
+            .map_err(|_| RecordError::NotANumber(key))
+    }
+
+    /// Version 2, the first of this layout, paired games and alternated.
+    fn is_v2(&self) -> bool {
+        self.values[0] == "2"
+    }
+}
+
+fn parse_seats(text: &str) -> Result<Vec<(char, String)>, RecordError> {
+    text.split(',')
+        .filter(|s| !s.is_empty())
+        .map(|s| {
+            let (seat, name) = s
+                .split_once(':')
+                .ok_or_else(|| RecordError::SeatEntry(s.to_string()))?;
+            let mut letters = seat.chars();
+            match (letters.next(), letters.next()) {
+                (Some(c), None) => Ok((c, name.to_string())),
+                _ => Err(RecordError::SeatLetter(seat.to_string())),
+            }
+        })
+        .collect()
+}
+
+fn parse_thought(t: &str) -> Result<Thought, RecordError> {
+    let bad = || RecordError::Thought(t.to_string());
+    let parts: Vec<&str> = t.split(':').collect();
+    let [ms, depth, score] = parts[..] else {
+        return Err(bad());
+    };
+    Ok(Thought {
+        ms: ms.parse().map_err(|_| bad())?,
+        depth: (depth != "-")
+            .then(|| depth.parse())
+            .transpose()
+            .map_err(|_| bad())?,
+        score: match score {
+            "-" => None,
+            s => Some(parse_score(s).ok_or_else(bad)?),
+        },
+    })
+}
+
+impl std::str::FromStr for Record {
+    type Err = RecordError;
+
+    /// Strict: every field once, in order, and a matching checksum.
+    fn from_str(line: &str) -> Result<Record, RecordError> {
+        if line.starts_with("game=") {
+            return Err(RecordError::OldFormat);
+        }
+        let fields = Fields::split(line)?;
+        let get = |key: &str| fields.get(key);
         let body_end = line.rfind("\tsum=").expect("the sum field is there");
         let sum = u64::from_str_radix(get("sum"), 16).map_err(|_| RecordError::ChecksumNotHex)?;
         if checksum(&line[..body_end]) != sum {
             return Err(RecordError::ChecksumMismatch);
         }
-        let number = |key: &'static str| -> Result<u64, RecordError> {
-            get(key).parse().map_err(|_| RecordError::NotANumber(key))
-        };
         let words = |s: &str| s.split_whitespace().map(String::from).collect::<Vec<_>>();
-        let maybe = |s: &str| (s != "-").then(|| s.to_string());
         let engines: Vec<&str> = get("engines").split(',').collect();
         let [first, second] = engines[..] else {
             return Err(RecordError::Engines);
         };
-        let seats = get("seats")
-            .split(',')
-            .filter(|s| !s.is_empty())
-            .map(|s| {
-                let (seat, name) = s
-                    .split_once(':')
-                    .ok_or_else(|| RecordError::SeatEntry(s.to_string()))?;
-                let mut letters = seat.chars();
-                match (letters.next(), letters.next()) {
-                    (Some(c), None) => Ok((c, name.to_string())),
-                    _ => Err(RecordError::SeatLetter(seat.to_string())),
-                }
-            })
-            .collect::<Result<Vec<_>, _>>()?;
         let seat = match get("seat") {
             "-" => None,
             s if s.chars().count() == 1 => s.chars().next(),
             s => return Err(RecordError::WinningSeat(s.to_string())),
         };
-        let thoughts = get("thought")
-            .split_whitespace()
-            .map(|t| {
-                let bad = || RecordError::Thought(t.to_string());
-                let parts: Vec<&str> = t.split(':').collect();
-                let [ms, depth, score] = parts[..] else {
-                    return Err(bad());
-                };
-                Ok(Thought {
-                    ms: ms.parse().map_err(|_| bad())?,
-                    depth: (depth != "-")
-                        .then(|| depth.parse())
-                        .transpose()
-                        .map_err(|_| bad())?,
-                    score: match score {
-                        "-" => None,
-                        s => Some(parse_score(s).ok_or_else(bad)?),
-                    },
-                })
-            })
-            .collect::<Result<Vec<_>, _>>()?;
-        let result = Score::from_text(get("result"))
-            .ok_or_else(|| RecordError::Result(get("result").into()))?;
-        let reason = Reason::from_word(get("reason"))
-            .ok_or_else(|| RecordError::Reason(get("reason").into()))?;
-        let seating = match values[0] {
-            "2" => Seating::Alternate,
-            _ => Seating::from_word(get("seating"))
+        let seating = match fields.is_v2() {
+            true => Seating::Alternate,
+            false => Seating::from_word(get("seating"))
                 .ok_or_else(|| RecordError::Seating(get("seating").into()))?,
-        };
-        let set = if values[0] == "2" {
-            number("pair")?
-        } else {
-            number("set")?
         };
         let record = Record {
             fingerprint: get("match")
@@ -487,25 +497,35 @@ impl std::str::FromStr for Record {
             game: get("game").to_string(),
             rules: words(get("rules")),
             start: get("start").to_string(),
-            seed: number("seed")?,
-            set: set as u32,
-            index: number("index")? as u32,
-            games: number("games")? as u32,
+            seed: fields.number("seed")?,
+            set: fields.number(if fields.is_v2() { "pair" } else { "set" })? as u32,
+            index: fields.number("index")? as u32,
+            games: fields.number("games")? as u32,
             engines: [first.to_string(), second.to_string()],
-            seats,
+            seats: parse_seats(get("seats"))?,
             seating,
-            result,
+            result: Score::from_text(get("result"))
+                .ok_or_else(|| RecordError::Result(get("result").into()))?,
             seat,
-            reason,
-            detail: maybe(get("detail")),
+            reason: Reason::from_word(get("reason"))
+                .ok_or_else(|| RecordError::Reason(get("reason").into()))?,
+            detail: (get("detail") != "-").then(|| get("detail").to_string()),
             moves: words(get("moves")),
-            thoughts,
+            thoughts: get("thought")
+                .split_whitespace()
+                .map(parse_thought)
+                .collect::<Result<_, _>>()?,
         };
-        // Written from the result; a line that says otherwise is not ours.
-        for (field, stored, derived) in [
-            ("winner", get("winner"), record.winner()),
-            ("by", get("by"), record.by()),
-        ] {
+        record.agrees_with(get("winner"), get("by"))?;
+        Ok(record)
+    }
+}
+
+impl Record {
+    /// `winner=` and `by=` are written from the result; a line that says
+    /// otherwise is not ours.
+    fn agrees_with(&self, winner: &str, by: &str) -> Result<(), RecordError> {
+        for (field, stored, derived) in [("winner", winner, self.winner()), ("by", by, self.by())] {
             let expected = derived.unwrap_or("-");
             if stored != expected {
                 return Err(RecordError::Contradicts {
@@ -515,7 +535,7 @@ impl std::str::FromStr for Record {
                 });
             }
         }
-        Ok(record)
+        Ok(())
     }
 }
 

@@ -242,6 +242,21 @@ fn check_inputs<G: Game>(position: &G) -> Result<(), Broken> {
 
 fn check_position<G: Game>(session: &Session<G>) -> Result<(), Broken> {
     let position = session.position();
+    check_copy_and_notation(session)?;
+    check_inputs(position)?;
+    let mut moves = Vec::new();
+    position.generate(&mut moves);
+    check_moves(position, &moves)?;
+    check_handed_turns(session)?;
+    check_actions::<G>(&moves)?;
+    check_shortcuts(position, &moves)?;
+    check_outcome(session, &moves)
+}
+
+/// A copy equals its original; the notation reads back to the same
+/// position, hash and text.
+fn check_copy_and_notation<G: Game>(session: &Session<G>) -> Result<(), Broken> {
+    let position = session.position();
     let copy = position.clone();
     if copy != *position || copy.hash() != position.hash() {
         return Err(Broken::CopyDiffers);
@@ -259,11 +274,12 @@ fn check_position<G: Game>(session: &Session<G>) -> Result<(), Broken> {
     if parsed.to_string() != text {
         return Err(Broken::NotationReprinted);
     }
+    Ok(())
+}
 
-    check_inputs(position)?;
-
-    let mut moves = Vec::new();
-    position.generate(&mut moves);
+/// Each move is listed once, prints and parses back (in either case),
+/// and its undo restores the position.
+fn check_moves<G: Game>(position: &G, moves: &[G::Move]) -> Result<(), Broken> {
     for (i, mv) in moves.iter().enumerate() {
         if moves[..i].contains(mv) {
             return Err(Broken::MoveTwice(mv.to_string()));
@@ -286,9 +302,13 @@ fn check_position<G: Game>(session: &Session<G>) -> Result<(), Broken> {
             return Err(Broken::UndoDiffers(mv.to_string()));
         }
     }
+    Ok(())
+}
 
-    // A turn handed out of order is that seat's fresh turn and is taken
-    // back exactly; the hash follows the handed position.
+/// A turn handed out of order is that seat's fresh turn and is taken
+/// back exactly; the hash follows the handed position.
+fn check_handed_turns<G: Game>(session: &Session<G>) -> Result<(), Broken> {
+    let position = session.position();
     for &seat in position.seats() {
         let mut handed = position.clone();
         if let Some(undo) = handed.hand_turn(seat) {
@@ -302,11 +322,14 @@ fn check_position<G: Game>(session: &Session<G>) -> Result<(), Broken> {
             }
         }
     }
+    Ok(())
+}
 
-    // Keys are in range; each move is a sequence of actions that no other
-    // move's starts with (`Game::move_actions`). Sorted, a sequence that
-    // starts another comes right before it or before one that it also
-    // starts, so neighbours are enough.
+/// Keys are in range; each move is a sequence of actions that no other
+/// move's starts with (`Game::move_actions`). Sorted, a sequence that
+/// starts another comes right before it or before one that it also
+/// starts, so neighbours are enough.
+fn check_actions<G: Game>(moves: &[G::Move]) -> Result<(), Broken> {
     let mut actions: Vec<(Vec<usize>, G::Move)> = Vec::with_capacity(moves.len());
     for &mv in moves.iter() {
         if G::move_key(mv) >= G::MOVE_KEYS {
@@ -323,8 +346,11 @@ fn check_position<G: Game>(session: &Session<G>) -> Result<(), Broken> {
     if let Some(pair) = actions.windows(2).find(|w| w[1].0.starts_with(&w[0].0)) {
         return Err(Broken::MoveActions(pair[0].1.to_string()));
     }
+    Ok(())
+}
 
-    // The shortcuts of random playouts and perft agree with the list.
+/// The shortcuts of random playouts and perft agree with the list.
+fn check_shortcuts<G: Game>(position: &G, moves: &[G::Move]) -> Result<(), Broken> {
     let mut scratch = Vec::new();
     if position.count_moves(&mut scratch) != moves.len() {
         return Err(Broken::CountMoves(
@@ -365,7 +391,13 @@ fn check_position<G: Game>(session: &Session<G>) -> Result<(), Broken> {
     if moved == moves.is_empty() || by_play.below(1 << 20) != by_pick.below(1 << 20) {
         return Err(Broken::PlayRandomDraws);
     }
+    Ok(())
+}
 
+/// An outcome exactly when there is no move; winners and the side to
+/// move in play; the session's status as the rules give it.
+fn check_outcome<G: Game>(session: &Session<G>, moves: &[G::Move]) -> Result<(), Broken> {
+    let position = session.position();
     let outcome = position.outcome();
     match (moves.is_empty(), outcome) {
         (true, None) => return Err(Broken::NoMovesNoOutcome),

@@ -485,54 +485,12 @@ impl Game for Kilkenny {
         let clock = fields.clock()?;
         fields.finish()?;
 
-        let seats = seats_for(rules.players);
-        let expected_seats: String = seats
-            .iter()
-            .map(|&s| Self::SEAT_LETTERS[s as usize])
-            .collect();
-        if !seats_text.eq_ignore_ascii_case(&expected_seats) {
-            return Err(NotationError::BadField {
-                field: "seats",
-                text: seats_text.to_string(),
-                expected: match rules.players {
-                    2 => "sn (the seats in play with players=2, in turn order)",
-                    3 => "swn (the seats in play with players=3, in turn order)",
-                    _ => "swne (the seats in play with players=4, in turn order)",
-                },
-            });
-        }
-        let side =
-            crate::game::seat_from_letter::<Kilkenny>(side_text.chars().next().unwrap_or(' '))
-                .filter(|s| side_text.len() == 1 && seats.contains(s))
-                .ok_or_else(|| NotationError::BadField {
-                    field: "side",
-                    text: side_text.to_string(),
-                    expected: "the letter of a seat in play",
-                })?;
-        let roll = if roll_text == "-" {
-            None
-        } else {
-            let n = number(
-                "roll",
-                roll_text,
-                6,
-                "a roll 1 to 6, or - when the roll is to come",
-            )?;
-            if n == 0 {
-                return Err(NotationError::BadField {
-                    field: "roll",
-                    text: roll_text.to_string(),
-                    expected: "a roll 1 to 6, or - when the roll is to come",
-                });
-            }
-            Some(n as u8)
-        };
-
+        let seats = notation::seats(rules, seats_text)?;
         let mut p = Kilkenny {
             board: [0; SQUARES],
             seats,
-            side,
-            roll,
+            side: notation::side(seats, side_text)?,
+            roll: notation::roll(roll_text)?,
             free: [0; 4],
             free_mask: [[0; 4]; 4],
             lines: [0; LINES],
@@ -540,67 +498,9 @@ impl Game for Kilkenny {
             clock,
             hash: 0,
         };
-        for (i, row) in rows.iter().enumerate() {
-            let rank = 15 - i;
-            for (j, cell) in row.iter().enumerate() {
-                if let Some(letter) = cell {
-                    let seat = LETTERS
-                        .iter()
-                        .position(|c| c == letter)
-                        .expect("parse_board checked the letters")
-                        as Seat;
-                    if !seats.contains(&seat) {
-                        return Err(NotationError::Inconsistent(
-                            "a cat of a seat that is not in play",
-                        ));
-                    }
-                    p.place(square(j + 1, rank), seat);
-                }
-            }
-        }
-        let mice: Vec<char> = mice_text.chars().collect();
-        if mice.len() != 8 {
-            return Err(NotationError::BadField {
-                field: "mice",
-                text: mice_text.to_string(),
-                expected: "eight characters for h16 i16 h1 i1 p8 p9 a8 a9, each a cat letter or -",
-            });
-        }
-        for (&c, &(s, owner)) in mice.iter().zip(&MICE) {
-            if c == '-' {
-                continue;
-            }
-            match LETTERS.iter().position(|&l| l == c) {
-                Some(seat) if seat as Seat == owner && seats.contains(&owner) => p.place(s, owner),
-                Some(_) => {
-                    return Err(NotationError::Inconsistent(
-                        "a mouse holds a cat of another seat (h16 i16 are South's, h1 i1 North's, p8 p9 West's, a8 a9 East's)",
-                    ))
-                }
-                None => {
-                    return Err(NotationError::BadField {
-                        field: "mice",
-                        text: mice_text.to_string(),
-                        expected: "eight characters for h16 i16 h1 i1 p8 p9 a8 a9, each a cat letter or -",
-                    })
-                }
-            }
-        }
-        for &seat in seats {
-            let total = (p.free[seat as usize] + p.home[seat as usize]) as usize;
-            if total > CATS as usize {
-                return Err(NotationError::PieceCount {
-                    piece: "cats of one seat",
-                    found: total,
-                    expected: "at most 8",
-                });
-            }
-        }
-        if seats.iter().filter(|&&s| p.home[s as usize] == 2).count() > 1 {
-            return Err(NotationError::Inconsistent(
-                "more than one seat has filled both mice",
-            ));
-        }
+        notation::place_board(&mut p, &rows)?;
+        notation::place_mice(&mut p, mice_text)?;
+        notation::check_counts(&p)?;
         p.hash = p.compute_hash();
         Ok(p)
     }
@@ -935,5 +835,135 @@ impl fmt::Display for Kilkenny {
             }
         }
         write!(f, " {}", self.clock)
+    }
+}
+
+/// The fields of Kilkenny Cats' notation, one reader each.
+mod notation {
+    use super::*;
+
+    pub(super) fn seats(rules: &KcRules, text: &str) -> Result<&'static [Seat], NotationError> {
+        let seats = seats_for(rules.players);
+        let expected_seats: String = seats
+            .iter()
+            .map(|&s| Kilkenny::SEAT_LETTERS[s as usize])
+            .collect();
+        if !text.eq_ignore_ascii_case(&expected_seats) {
+            return Err(NotationError::BadField {
+                field: "seats",
+                text: text.to_string(),
+                expected: match rules.players {
+                    2 => "sn (the seats in play with players=2, in turn order)",
+                    3 => "swn (the seats in play with players=3, in turn order)",
+                    _ => "swne (the seats in play with players=4, in turn order)",
+                },
+            });
+        }
+        Ok(seats)
+    }
+
+    pub(super) fn side(seats: &[Seat], text: &str) -> Result<Seat, NotationError> {
+        crate::game::seat_from_letter::<Kilkenny>(text.chars().next().unwrap_or(' '))
+            .filter(|s| text.len() == 1 && seats.contains(s))
+            .ok_or_else(|| NotationError::BadField {
+                field: "side",
+                text: text.to_string(),
+                expected: "the letter of a seat in play",
+            })
+    }
+
+    pub(super) fn roll(text: &str) -> Result<Option<u8>, NotationError> {
+        const EXPECTED: &str = "a roll 1 to 6, or - when the roll is to come";
+        if text == "-" {
+            return Ok(None);
+        }
+        match number("roll", text, 6, EXPECTED)? {
+            0 => Err(NotationError::BadField {
+                field: "roll",
+                text: text.to_string(),
+                expected: EXPECTED,
+            }),
+            n => Ok(Some(n as u8)),
+        }
+    }
+
+    pub(super) fn place_board(
+        p: &mut Kilkenny,
+        rows: &[Vec<Option<char>>],
+    ) -> Result<(), NotationError> {
+        let seats = p.seats;
+        for (i, row) in rows.iter().enumerate() {
+            let rank = 15 - i;
+            for (j, cell) in row.iter().enumerate() {
+                if let Some(letter) = cell {
+                    let seat = LETTERS
+                        .iter()
+                        .position(|c| c == letter)
+                        .expect("parse_board checked the letters")
+                        as Seat;
+                    if !seats.contains(&seat) {
+                        return Err(NotationError::Inconsistent(
+                            "a cat of a seat that is not in play",
+                        ));
+                    }
+                    p.place(square(j + 1, rank), seat);
+                }
+            }
+        }
+        Ok(())
+    }
+
+    pub(super) fn place_mice(p: &mut Kilkenny, text: &str) -> Result<(), NotationError> {
+        let (seats, mice_text) = (p.seats, text);
+        let mice: Vec<char> = mice_text.chars().collect();
+        if mice.len() != 8 {
+            return Err(NotationError::BadField {
+                field: "mice",
+                text: mice_text.to_string(),
+                expected: "eight characters for h16 i16 h1 i1 p8 p9 a8 a9, each a cat letter or -",
+            });
+        }
+        for (&c, &(s, owner)) in mice.iter().zip(&MICE) {
+            if c == '-' {
+                continue;
+            }
+            match LETTERS.iter().position(|&l| l == c) {
+                Some(seat) if seat as Seat == owner && seats.contains(&owner) => p.place(s, owner),
+                Some(_) => {
+                    return Err(NotationError::Inconsistent(
+                        "a mouse holds a cat of another seat (h16 i16 are South's, h1 i1 North's, p8 p9 West's, a8 a9 East's)",
+                    ))
+                }
+                None => {
+                    return Err(NotationError::BadField {
+                        field: "mice",
+                        text: mice_text.to_string(),
+                        expected: "eight characters for h16 i16 h1 i1 p8 p9 a8 a9, each a cat letter or -",
+                    })
+                }
+            }
+        }
+        Ok(())
+    }
+
+    /// At most eight cats a seat, and one seat at most on both its mice.
+    pub(super) fn check_counts(p: &Kilkenny) -> Result<(), NotationError> {
+        let seats = p.seats;
+        for &seat in seats {
+            let total = (p.free[seat as usize] + p.home[seat as usize]) as usize;
+            if total > CATS as usize {
+                return Err(NotationError::PieceCount {
+                    piece: "cats of one seat",
+                    found: total,
+                    expected: "at most 8",
+                });
+            }
+        }
+        if seats.iter().filter(|&&s| p.home[s as usize] == 2).count() > 1 {
+            return Err(NotationError::Inconsistent(
+                "more than one seat has filled both mice",
+            ));
+        }
+        Ok(())
     }
 }
