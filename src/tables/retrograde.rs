@@ -194,7 +194,40 @@ pub fn build<G: Game>(
 ) -> Result<Vec<Built>, BuildError> {
     let endgame = G::endgame().ok_or(BuildError::NoTables)?;
     let expected = Expected::of::<G>(rules).ok_or(BuildError::NoTables)?;
-    let wanted = match request.only {
+    let wanted = wanted_pairs(&endgame, request)?;
+    // The folder must take files before any work.
+    let folder = file::folder(request.dir, G::ID, expected.variant);
+    file::check_writable(&folder)?;
+    file::remove_orphans(&folder);
+    let mut tables = open_converting(request.dir, &expected, say);
+    check_room(&endgame, &expected, &tables, &wanted, &folder)?;
+    let mut building = Building {
+        endgame: &endgame,
+        rules,
+        expected: &expected,
+        threads: request.threads,
+        total: wanted
+            .iter()
+            .flat_map(|&p| members(p))
+            .map(|s| (endgame.slice_size)(s))
+            .fold(0, u64::saturating_add),
+        done_before: 0,
+        started: Instant::now(),
+    };
+    let mut results = Vec::new();
+    for pair in wanted {
+        results.push(building.pair(&mut tables, pair, stop, say)?);
+    }
+    Ok(results)
+}
+
+/// The pairs a request names: one (its slice and mirror), or every pair
+/// up to its men.
+fn wanted_pairs<G: Game>(
+    endgame: &Endgame<G>,
+    request: &Request,
+) -> Result<Vec<Slice>, BuildError> {
+    Ok(match request.only {
         Some(slice) => {
             let pair = if slice.mover >= slice.other {
                 slice
@@ -207,17 +240,18 @@ pub fn build<G: Game>(
             vec![pair]
         }
         None => pairs(endgame.max_side, request.men),
-    };
-    // The folder must take files before any work.
-    let folder = file::folder(request.dir, G::ID, expected.variant);
-    file::check_writable(&folder)?;
-    file::remove_orphans(&folder);
-    let (mut tables, problems) = Tables::open(request.dir, &expected);
+    })
+}
+
+/// The tables on disk, old-format files converted; files that cannot be
+/// used are said and left to be rebuilt.
+fn open_converting(dir: &Path, expected: &Expected, say: &mut dyn FnMut(Event)) -> Tables {
+    let (mut tables, problems) = Tables::open(dir, expected);
     for problem in problems {
         let converted = match &problem {
             FileError::OldFormat(path) => slice_of(path).and_then(|slice| {
-                file::convert_v1(path, &expected, slice).ok()?;
-                SliceFile::open(path, &expected, slice, Check::Checksum).ok()
+                file::convert_v1(path, expected, slice).ok()?;
+                SliceFile::open(path, expected, slice, Check::Checksum).ok()
             }),
             _ => None,
         };
@@ -229,15 +263,25 @@ pub fn build<G: Game>(
             None => say(Event::Replacing(&problem)),
         }
     }
-    // Everything else that could refuse the build, before any work: each
-    // pair still to build must fit in memory, and their files on disk.
+    tables
+}
+
+/// Everything else that could refuse the build, before any work: each
+/// pair still to build must fit in memory, and their files on disk.
+fn check_room<G: Game>(
+    endgame: &Endgame<G>,
+    expected: &Expected,
+    tables: &Tables,
+    wanted: &[Slice],
+    folder: &Path,
+) -> Result<(), BuildError> {
     let to_build: Vec<Slice> = wanted
         .iter()
         .copied()
         .filter(|&p| members(p).iter().any(|&s| tables.slice(s).is_none()))
         .collect();
     for &pair in &to_build {
-        let needed = memory_needed(&endgame, pair);
+        let needed = memory_needed(endgame, pair);
         if let Err(room) = menagerie_os::memory::check(needed) {
             return Err(BuildError::Memory {
                 slice: pair,
@@ -251,7 +295,7 @@ pub fn build<G: Game>(
         .flat_map(|&p| members(p))
         .map(|s| file::length(expected.entries(s)))
         .fold(0, u64::saturating_add);
-    if let Some(free) = menagerie_os::disk::free_bytes(&folder) {
+    if let Some(free) = menagerie_os::disk::free_bytes(folder) {
         if to_write > free {
             return Err(BuildError::Disk {
                 needed: to_write,
@@ -259,26 +303,41 @@ pub fn build<G: Game>(
             });
         }
     }
-    let total: u64 = wanted
-        .iter()
-        .flat_map(|&p| members(p))
-        .map(|s| (endgame.slice_size)(s))
-        .fold(0, u64::saturating_add);
-    let started = Instant::now();
-    let mut done_before = 0;
-    let mut results = Vec::new();
-    for pair in wanted {
+    Ok(())
+}
+
+/// A build under way: what every pair shares, and the progress so far.
+struct Building<'a, G: Game> {
+    endgame: &'a Endgame<G>,
+    rules: &'a G::Rules,
+    expected: &'a Expected,
+    threads: usize,
+    /// Positions of every pair wanted, and of those done.
+    total: u64,
+    done_before: u64,
+    started: Instant,
+}
+
+impl<G: Game> Building<'_, G> {
+    /// Builds `pair` (or finds it built) and adds its files to `tables`.
+    fn pair(
+        &mut self,
+        tables: &mut Tables,
+        pair: Slice,
+        stop: &AtomicBool,
+        say: &mut dyn FnMut(Event),
+    ) -> Result<Built, BuildError> {
+        let (endgame, expected) = (self.endgame, self.expected);
         let slices = members(pair);
         let positions: u64 = slices.iter().map(|&s| (endgame.slice_size)(s)).sum();
         if slices.iter().all(|&s| tables.slice(s).is_some()) {
-            done_before += positions;
-            results.push(Built {
+            self.done_before += positions;
+            return Ok(Built {
                 slice: pair,
                 positions,
                 seconds: 0.0,
                 found: true,
             });
-            continue;
         }
         if let Some(&missing) = dependencies(pair)
             .iter()
@@ -287,6 +346,7 @@ pub fn build<G: Game>(
             return Err(BuildError::Missing(missing));
         }
         let pair_started = Instant::now();
+        let (done_before, total, started) = (self.done_before, self.total, self.started);
         let mut report = |done: u64| {
             say(Event::Progress(&Progress {
                 slice: pair,
@@ -296,11 +356,11 @@ pub fn build<G: Game>(
             }))
         };
         let entries = solve_pair(
-            &endgame,
-            rules,
-            &tables,
+            endgame,
+            self.rules,
+            tables,
             pair,
-            request.threads,
+            self.threads,
             stop,
             &mut report,
         );
@@ -321,17 +381,16 @@ pub fn build<G: Game>(
                 limit: G::NO_PROGRESS_LIMIT,
             };
             file::write(&path, &header, &entries)?;
-            tables.insert(SliceFile::open(&path, &expected, *slice, Check::Header)?);
+            tables.insert(SliceFile::open(&path, expected, *slice, Check::Header)?);
         }
-        done_before += positions;
-        results.push(Built {
+        self.done_before += positions;
+        Ok(Built {
             slice: pair,
             positions,
             seconds: pair_started.elapsed().as_secs_f64(),
             found: false,
-        });
+        })
     }
-    Ok(results)
 }
 
 /// `len` copies of `value` for building `pair`, or the memory error

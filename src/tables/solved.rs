@@ -155,10 +155,40 @@ impl KeyIndex {
 /// If the game gives no solver key, or a move does not pass the turn to the
 /// other seat (the algorithm assumes two alternating seats).
 pub fn solve<G: Game>(root: &G) -> Solution {
+    let graph = explore(root);
+    let parents = Parents::of(&graph);
+    let Graph {
+        keys,
+        decided,
+        first_child,
+        children,
+    } = graph;
+    // The child table goes before the values take their room.
+    drop((first_child, children));
+    let (values, longest) = back_up(&decided, parents);
+    let mut order: Vec<u32> = (0..keys.len() as u32).collect();
+    order.sort_unstable_by_key(|&i| keys[i as usize]);
+    Solution {
+        keys: order.iter().map(|&i| keys[i as usize]).collect(),
+        values: order.iter().map(|&i| values[i as usize]).collect(),
+        longest,
+    }
+}
+
+/// Every position reachable from the root, numbered in the order found,
+/// with its children as a compressed sparse row table.
+struct Graph {
+    keys: Vec<u64>,
+    /// Decided positions and their value for the side to move.
+    decided: Vec<(u32, Value)>,
+    first_child: Vec<u32>,
+    children: Vec<u32>,
+}
+
+fn explore<G: Game>(root: &G) -> Graph {
     let key_of = |p: &G| p.solver_key().expect("solvable games give a solver key");
     let mut index = KeyIndex::new();
     let mut keys: Vec<u64> = Vec::new();
-    // Decided positions and their value for the side to move.
     let mut decided: Vec<(u32, Value)> = Vec::new();
     let mut first_child: Vec<u32> = vec![0];
     let mut children: Vec<u32> = Vec::new();
@@ -225,37 +255,68 @@ pub fn solve<G: Game>(root: &G) -> Solution {
         }
         next += batch.len() as u32;
     }
-    drop(index);
-    let n = keys.len();
+    Graph {
+        keys,
+        decided,
+        first_child,
+        children,
+    }
+}
 
-    // Parents of each position, by reversing the child table.
-    let mut first_parent = vec![0u32; n + 1];
-    for &c in &children {
-        first_parent[c as usize + 1] += 1;
-    }
-    for i in 0..n {
-        first_parent[i + 1] += first_parent[i];
-    }
-    let mut fill = first_parent.clone();
-    let mut parents = vec![0u32; children.len()];
-    for p in 0..n {
-        for &c in &children[first_child[p] as usize..first_child[p + 1] as usize] {
-            parents[fill[c as usize] as usize] = p as u32;
-            fill[c as usize] += 1;
+/// The child table reversed: the parents of each position, and how many
+/// of its children are not yet known to win for their side to move.
+struct Parents {
+    first_parent: Vec<u32>,
+    parents: Vec<u32>,
+    unresolved: Vec<u32>,
+}
+
+impl Parents {
+    fn of(graph: &Graph) -> Parents {
+        let (children, first_child) = (&graph.children, &graph.first_child);
+        let n = graph.keys.len();
+        let mut first_parent = vec![0u32; n + 1];
+        for &c in children {
+            first_parent[c as usize + 1] += 1;
+        }
+        for i in 0..n {
+            first_parent[i + 1] += first_parent[i];
+        }
+        let mut fill = first_parent.clone();
+        let mut parents = vec![0u32; children.len()];
+        for p in 0..n {
+            for &c in &children[first_child[p] as usize..first_child[p + 1] as usize] {
+                parents[fill[c as usize] as usize] = p as u32;
+                fill[c as usize] += 1;
+            }
+        }
+        let unresolved: Vec<u32> = (0..n)
+            .map(|p| first_child[p + 1] - first_child[p])
+            .collect();
+        Parents {
+            first_parent,
+            parents,
+            unresolved,
         }
     }
-    let mut unresolved: Vec<u32> = (0..n)
-        .map(|p| first_child[p + 1] - first_child[p])
-        .collect();
-    drop(children);
-    drop(first_child);
 
+    fn of_position(&self, c: u32) -> &[u32] {
+        let c = c as usize;
+        &self.parents[self.first_parent[c] as usize..self.first_parent[c + 1] as usize]
+    }
+}
+
+/// Values backed up from the decided positions, breadth first, and the
+/// longest distance found.
+fn back_up(decided: &[(u32, Value)], mut parents: Parents) -> (Vec<i16>, u32) {
+    let mut unresolved = std::mem::take(&mut parents.unresolved);
+    let n = unresolved.len();
     // Seeds: decided positions, won or lost for the side to move. Drawn
     // ones are never queued, so their parents keep a way out.
     let mut values = vec![0i16; n];
     let mut resolved = vec![false; n];
     let mut queue: VecDeque<u32> = VecDeque::new();
-    for &(i, value) in &decided {
+    for &(i, value) in decided {
         resolved[i as usize] = true;
         values[i as usize] = encode(value);
         if value != Value::Draw {
@@ -265,8 +326,7 @@ pub fn solve<G: Game>(root: &G) -> Solution {
     let mut longest = 0;
     while let Some(c) = queue.pop_front() {
         let value = decode(values[c as usize]);
-        for &p in &parents[first_parent[c as usize] as usize..first_parent[c as usize + 1] as usize]
-        {
+        for &p in parents.of_position(c) {
             let p = p as usize;
             if resolved[p] {
                 continue;
@@ -292,14 +352,7 @@ pub fn solve<G: Game>(root: &G) -> Solution {
             queue.push_back(p as u32);
         }
     }
-
-    let mut order: Vec<u32> = (0..n as u32).collect();
-    order.sort_unstable_by_key(|&i| keys[i as usize]);
-    Solution {
-        keys: order.iter().map(|&i| keys[i as usize]).collect(),
-        values: order.iter().map(|&i| values[i as usize]).collect(),
-        longest,
-    }
+    (values, longest)
 }
 
 /// Values under the full rules, the no-progress clock included, read from
