@@ -16,7 +16,7 @@ use super::{
 };
 use super::{Evaluation, DECIDED, MAX_PLY, WIN};
 use menagerie_rules::game::session::Session;
-use menagerie_rules::game::Game;
+use menagerie_rules::game::{Game, Seat};
 
 const INFINITY: i32 = WIN + 1;
 const MAX_QUIESCENCE_PLY: usize = 16;
@@ -278,30 +278,19 @@ impl<'a, G: Game> Worker<'a, G> {
         }
 
         let key = self.position.hash();
-        let mut hash_move = None;
-        if let Some(e) = self.budget.watch.shared.tt.probe(key) {
-            hash_move = e.move_index.filter(|&i| (i as usize) < moves.len());
-            if ply > 0 && e.depth as i32 >= depth {
-                let score = from_table(e.score, ply);
-                let usable = match e.bound {
-                    Bound::Exact => true,
-                    Bound::Lower => score >= beta,
-                    Bound::Upper => score <= alpha,
-                };
-                if usable {
-                    self.iteration.horizon = true;
-                    self.lists[ply] = moves;
-                    return score;
-                }
+        let hash_move = match self.table_cut(key, depth, ply, alpha, beta, moves.len()) {
+            Ok(hash_move) => hash_move,
+            Err(score) => {
+                self.lists[ply] = moves;
+                return score;
             }
-        }
+        };
 
         self.score_moves(&moves, ply, hash_move);
         let original_alpha = alpha;
         let mut best_score = -INFINITY;
         let mut best_index = 0usize;
         let side = self.position.side();
-        let pv_node = beta - alpha > 1;
         for n in 0..moves.len() {
             let (i, key_value) = self.pick(ply);
             let mv = moves[i];
@@ -320,18 +309,8 @@ impl<'a, G: Game> Worker<'a, G> {
             } else {
                 0
             };
-            let score = if n == 0 {
-                self.child(depth - 1, ply, alpha, beta, same_side)
-            } else {
-                let mut s = self.child(depth - 1 - reduction, ply, alpha, alpha + 1, same_side);
-                if reduction > 0 && s > alpha {
-                    s = self.child(depth - 1, ply, alpha, alpha + 1, same_side);
-                }
-                if pv_node && s > alpha && s < beta {
-                    s = self.child(depth - 1, ply, alpha, beta, same_side);
-                }
-                s
-            };
+            let window = Window { alpha, beta };
+            let score = self.search_move(n == 0, depth, reduction, ply, window, same_side);
             self.path.pop();
             self.position.undo(mv, undo);
             if self.budget.aborted {
@@ -343,34 +322,117 @@ impl<'a, G: Game> Worker<'a, G> {
                 best_index = i;
                 if score > alpha {
                     alpha = score;
-                    if ply == 0 {
-                        self.iteration.best = Some((mv, score));
-                        // A fully searched root move is an answer: from
-                        // now on the clock may cut even the first iteration.
-                        self.budget.may_abort = true;
-                    }
-                    let (head, tail) = self.iteration.pv.split_at_mut(ply + 1);
-                    head[ply].clear();
-                    head[ply].push(mv);
-                    head[ply].extend_from_slice(&tail[0]);
+                    self.raise(ply, mv, score);
                 }
             }
             if alpha >= beta {
                 if quiet {
-                    let k = &mut self.killers[ply];
-                    if k[0] != Some(mv) {
-                        k[1] = k[0];
-                        k[0] = Some(mv);
-                    }
-                    let h = &mut self.history[side as usize * G::MOVE_KEYS + G::move_key(mv)];
-                    *h = (*h + depth * depth).min(HISTORY_MAX);
+                    self.remember_cutoff(ply, side, mv, depth);
                 }
                 break;
             }
         }
-        let bound = if best_score >= beta {
+        let window = Window {
+            alpha: original_alpha,
+            beta,
+        };
+        self.store(key, best_score, window, depth, ply, best_index);
+        self.lists[ply] = moves;
+        best_score
+    }
+
+    /// The hash move of the position's table entry (if it fits the list),
+    /// or its score when the entry settles the node (never at the root).
+    #[inline]
+    fn table_cut(
+        &mut self,
+        key: u64,
+        depth: i32,
+        ply: usize,
+        alpha: i32,
+        beta: i32,
+        moves: usize,
+    ) -> Result<Option<u16>, i32> {
+        let Some(e) = self.budget.watch.shared.tt.probe(key) else {
+            return Ok(None);
+        };
+        if ply > 0 && e.depth as i32 >= depth {
+            let score = from_table(e.score, ply);
+            let usable = match e.bound {
+                Bound::Exact => true,
+                Bound::Lower => score >= beta,
+                Bound::Upper => score <= alpha,
+            };
+            if usable {
+                self.iteration.horizon = true;
+                return Err(score);
+            }
+        }
+        Ok(e.move_index.filter(|&i| (i as usize) < moves))
+    }
+
+    /// A move already played, searched: the first in the full window,
+    /// the others in a null window (reduced first, if `reduction`), again
+    /// in full where they might enter it.
+    #[inline]
+    fn search_move(
+        &mut self,
+        first: bool,
+        depth: i32,
+        reduction: i32,
+        ply: usize,
+        window: Window,
+        same_side: bool,
+    ) -> i32 {
+        let Window { alpha, beta } = window;
+        if first {
+            return self.child(depth - 1, ply, alpha, beta, same_side);
+        }
+        let mut s = self.child(depth - 1 - reduction, ply, alpha, alpha + 1, same_side);
+        if reduction > 0 && s > alpha {
+            s = self.child(depth - 1, ply, alpha, alpha + 1, same_side);
+        }
+        if beta - alpha > 1 && s > alpha && s < beta {
+            s = self.child(depth - 1, ply, alpha, beta, same_side);
+        }
+        s
+    }
+
+    /// A move that raised alpha heads the line of its ply; at the root it
+    /// is the answer so far.
+    #[inline]
+    fn raise(&mut self, ply: usize, mv: G::Move, score: i32) {
+        if ply == 0 {
+            self.iteration.best = Some((mv, score));
+            // A fully searched root move is an answer: from now on the
+            // clock may cut even the first iteration.
+            self.budget.may_abort = true;
+        }
+        let (head, tail) = self.iteration.pv.split_at_mut(ply + 1);
+        head[ply].clear();
+        head[ply].push(mv);
+        head[ply].extend_from_slice(&tail[0]);
+    }
+
+    /// A quiet move that cut off: a killer of its ply, and history.
+    #[inline]
+    fn remember_cutoff(&mut self, ply: usize, side: Seat, mv: G::Move, depth: i32) {
+        let k = &mut self.killers[ply];
+        if k[0] != Some(mv) {
+            k[1] = k[0];
+            k[0] = Some(mv);
+        }
+        let h = &mut self.history[side as usize * G::MOVE_KEYS + G::move_key(mv)];
+        *h = (*h + depth * depth).min(HISTORY_MAX);
+    }
+
+    /// The node's result in the table, bounded as the window it was
+    /// searched in says.
+    #[inline]
+    fn store(&mut self, key: u64, best: i32, window: Window, depth: i32, ply: usize, index: usize) {
+        let bound = if best >= window.beta {
             Bound::Lower
-        } else if best_score > original_alpha {
+        } else if best > window.alpha {
             Bound::Exact
         } else {
             Bound::Upper
@@ -378,14 +440,12 @@ impl<'a, G: Game> Worker<'a, G> {
         self.budget.watch.shared.tt.store(
             key,
             Entry {
-                score: to_table(best_score, ply),
+                score: to_table(best, ply),
                 depth: depth.clamp(0, 255) as u8,
                 bound,
-                move_index: Some(best_index as u16),
+                move_index: Some(index as u16),
             },
         );
-        self.lists[ply] = moves;
-        best_score
     }
 
     /// Searches a child in the window (alpha, beta) of the parent, from the
@@ -520,4 +580,11 @@ fn from_table(score: i32, ply: usize) -> i32 {
     } else {
         score
     }
+}
+
+/// A search window: scores at most `alpha` fail low, at least `beta` high.
+#[derive(Clone, Copy)]
+struct Window {
+    alpha: i32,
+    beta: i32,
 }
