@@ -81,6 +81,28 @@ impl Answers {
 /// A move being thought about: its number, its `position`, its answer.
 type Thinking = Arc<Mutex<Option<(u32, String, Reply)>>>;
 
+/// What the command line asked the fake to be.
+struct Settings {
+    mode: String,
+    /// Plays well for this many `go`s before its mode shows.
+    after: u32,
+    seed: u64,
+    ms: u64,
+    lines: u32,
+    stop_mode: String,
+}
+
+/// The fake engine: its settings, the game it keeps and what it thinks.
+struct Fake {
+    settings: Settings,
+    out: Out,
+    answers: Answers,
+    thinking: Thinking,
+    position_line: String,
+    session: Box<dyn DynSession>,
+    asked: u32,
+}
+
 fn main() {
     let args: Vec<String> = std::env::args().collect();
     let value = |flag: &str| {
@@ -89,65 +111,83 @@ fn main() {
             .and_then(|i| args.get(i + 1))
             .cloned()
     };
-    let mode = value("--mode").unwrap_or_else(|| "random".into());
-    let mut after: u32 = value("--after").and_then(|v| v.parse().ok()).unwrap_or(0);
-    let seed: u64 = value("--seed").and_then(|v| v.parse().ok()).unwrap_or(1);
-    let ms: u64 = value("--ms").and_then(|v| v.parse().ok()).unwrap_or(0);
-    let lines: u32 = value("--lines").and_then(|v| v.parse().ok()).unwrap_or(0);
+    let number =
+        |flag: &str, default: u64| value(flag).and_then(|v| v.parse().ok()).unwrap_or(default);
+    let settings = Settings {
+        mode: value("--mode").unwrap_or_else(|| "random".into()),
+        after: number("--after", 0) as u32,
+        seed: number("--seed", 1),
+        ms: number("--ms", 0),
+        lines: number("--lines", 0) as u32,
+        stop_mode: value("--stop").unwrap_or_else(|| "answer".into()),
+    };
     let out: Out = Arc::new(Mutex::new(std::io::stdout()));
-    let stop_mode = value("--stop").unwrap_or_else(|| "answer".into());
     let answers = Answers {
         out: Arc::clone(&out),
-        log: value("--log").map(|file| {
-            Arc::new(Mutex::new(
-                std::fs::OpenOptions::new()
-                    .create(true)
-                    .append(true)
-                    .open(file)
-                    .expect("log file"),
-            ))
-        }),
+        log: value("--log").map(|file| Arc::new(Mutex::new(append_to(&file)))),
     };
-    let thinking: Thinking = Arc::new(Mutex::new(None));
-    let mut mode = mode;
-    let mut position_line = String::from("position startpos");
+    start(&settings, value("--pids"));
+    let mut fake = Fake {
+        settings,
+        out,
+        answers,
+        thinking: Arc::new(Mutex::new(None)),
+        position_line: String::from("position startpos"),
+        session: GAMES[0].session::<&str>(&[]).expect("the default ruleset"),
+        asked: 0,
+    };
+    for line in std::io::stdin().lock().lines() {
+        let Ok(line) = line else { break };
+        if let Ok(Some(command)) = parse_line(&line) {
+            if fake.on(command, &line).is_break() {
+                return;
+            }
+        }
+    }
+}
 
-    if mode == "slowstart" {
-        std::thread::sleep(Duration::from_millis(ms));
+fn append_to(file: &str) -> std::fs::File {
+    std::fs::OpenOptions::new()
+        .create(true)
+        .append(true)
+        .open(file)
+        .expect("a file to append to")
+}
+
+/// A slow start, a helper left behind, and the pids written down.
+fn start(settings: &Settings, pid_file: Option<String>) {
+    if settings.mode == "slowstart" {
+        std::thread::sleep(Duration::from_millis(settings.ms));
     }
     let mut pids = vec![std::process::id()];
-    if mode == "grandchild" {
+    if settings.mode == "grandchild" {
         // A helper that inherits the output and outlives us.
         if let Ok(helper) = std::process::Command::new("sleep").arg("600").spawn() {
             pids.push(helper.id());
         }
     }
-    if let Some(file) = value("--pids") {
-        let mut file = std::fs::OpenOptions::new()
-            .create(true)
-            .append(true)
-            .open(file)
-            .expect("pid file");
+    if let Some(file) = pid_file {
+        let mut file = append_to(&file);
         for pid in pids {
             let _ = writeln!(file, "{pid}");
         }
     }
+}
 
-    let mut session = GAMES[0].session::<&str>(&[]).expect("the default ruleset");
-    let mut asked = 0u32;
-    for line in std::io::stdin().lock().lines() {
-        let Ok(line) = line else { break };
-        match parse_line(&line) {
-            Ok(Some(Command::Uci)) => {
+impl Fake {
+    fn on(&mut self, command: Command, line: &str) -> std::ops::ControlFlow<()> {
+        let out = &self.out;
+        match command {
+            Command::Uci => {
                 say(
-                    &out,
+                    out,
                     &Reply::Id {
                         field: IdField::Name,
-                        value: format!("fake-{mode}"),
+                        value: format!("fake-{}", self.settings.mode),
                     },
                 );
                 say(
-                    &out,
+                    out,
                     &Reply::Option(OptionLine {
                         name: "Skill".into(),
                         kind: OptionKind::Spin {
@@ -157,11 +197,11 @@ fn main() {
                         },
                     }),
                 );
-                say(&out, &Reply::UciOk);
+                say(out, &Reply::UciOk);
             }
-            Ok(Some(Command::IsReady)) => say(&out, &Reply::ReadyOk),
-            Ok(Some(Command::Quit)) => return,
-            Ok(Some(Command::SetOption { name, value })) => {
+            Command::IsReady => say(out, &Reply::ReadyOk),
+            Command::Quit => return std::ops::ControlFlow::Break(()),
+            Command::SetOption { name, value } => {
                 let known = name.eq_ignore_ascii_case("Skill")
                     && value
                         .as_deref()
@@ -169,112 +209,128 @@ fn main() {
                         .is_some_and(|v| v <= 20);
                 if !known {
                     say(
-                        &out,
+                        out,
                         &Reply::error("setoption", format!("cannot set {name}")),
                     );
                 }
             }
-            Ok(Some(Command::NewGame { game, options })) => {
+            Command::NewGame { game, options } => {
                 if let Ok(s) = catalogue::new_session_named(&GAMES, &game, &options) {
-                    session = s;
+                    self.session = s;
                 }
             }
-            Ok(Some(Command::Stop)) => {
-                let taken = match stop_mode.as_str() {
-                    "ignore" | "never" => None,
-                    _ => thinking.lock().unwrap().take(),
-                };
-                if let Some((_, position, reply)) = taken {
-                    answers.answer(&position, &reply);
-                }
-                if stop_mode == "extra" {
-                    answers.answer(&position_line, &random_move(session.as_ref(), seed, 0));
-                }
-            }
-            Ok(Some(Command::Position { notation, moves })) => {
-                position_line = line.trim().to_string();
-                if mode == "reject" {
+            Command::Stop => self.on_stop(),
+            Command::Position { notation, moves } => {
+                self.position_line = line.trim().to_string();
+                if self.settings.mode == "reject" {
                     say(
-                        &out,
+                        out,
                         &Reply::error("position", "bad notation: I cannot read this"),
                     );
                 } else {
-                    let _ = session.set_position(notation.as_deref(), &moves);
+                    let _ = self.session.set_position(notation.as_deref(), &moves);
                 }
             }
-            Ok(Some(Command::Go(_))) => {
-                asked += 1;
-                // A search still running ends first, with its own answer,
-                // as an engine that is sent `go` while it thinks.
-                let unfinished = thinking.lock().unwrap().take();
-                if let Some((_, position, reply)) = unfinished.filter(|_| stop_mode != "never") {
+            Command::Go(_) => self.on_go(),
+            _ => {}
+        }
+        std::ops::ControlFlow::Continue(())
+    }
+
+    fn on_stop(&mut self) {
+        let taken = match self.settings.stop_mode.as_str() {
+            "ignore" | "never" => None,
+            _ => self.thinking.lock().unwrap().take(),
+        };
+        if let Some((_, position, reply)) = taken {
+            self.answers.answer(&position, &reply);
+        }
+        if self.settings.stop_mode == "extra" {
+            let extra = self.random_move(0);
+            self.answers.answer(&self.position_line, &extra);
+        }
+    }
+
+    fn random_move(&self, asked: u32) -> Reply {
+        random_move(self.session.as_ref(), self.settings.seed, asked)
+    }
+
+    fn on_go(&mut self) {
+        self.asked += 1;
+        let asked = self.asked;
+        // A search still running ends first, with its own answer, as an
+        // engine that is sent `go` while it thinks.
+        let unfinished = self.thinking.lock().unwrap().take();
+        if let Some((_, position, reply)) =
+            unfinished.filter(|_| self.settings.stop_mode != "never")
+        {
+            self.answers.answer(&position, &reply);
+        }
+        let (out, answers) = (&self.out, &self.answers);
+        if asked <= self.settings.after {
+            answers.answer(&self.position_line, &self.random_move(asked));
+            return;
+        }
+        match self.settings.mode.as_str() {
+            "crash" | "grandchild" => std::process::exit(3),
+            "hang" => loop {
+                std::thread::sleep(Duration::from_secs(60));
+            },
+            "illegal" => say(out, &Reply::BestMove(Some("a1a1".into()))),
+            "garbage" => say(
+                out,
+                &Reply::Line("I am not an engine, I am a teapot".into()),
+            ),
+            "reject" => say(out, &Reply::BestMove(None)),
+            "flood" => {
+                say(out, &self.random_move(asked));
+                let out = Arc::clone(out);
+                std::thread::spawn(move || loop {
+                    say(&out, &Reply::Remark("flooding ".repeat(20)));
+                });
+                self.settings.after = u32::MAX;
+            }
+            "chatty" => {
+                std::thread::sleep(Duration::from_millis(self.settings.ms));
+                let mut text = String::new();
+                for i in 0..self.settings.lines {
+                    text.push_str(&format!("info depth {} nodes {i} pv\n", i % 60 + 1));
+                }
+                text.push_str(&format!("{}\n", self.random_move(asked)));
+                let mut out = out.lock().unwrap();
+                let _ = out.write_all(text.as_bytes());
+                let _ = out.flush();
+            }
+            "think" | "late" => self.think(asked),
+            "twice" => {
+                let reply = self.random_move(asked);
+                answers.answer(&self.position_line, &reply);
+                answers.answer(&self.position_line, &reply);
+            }
+            _ => answers.answer(&self.position_line, &self.random_move(asked)),
+        }
+    }
+
+    /// Answers after `ms` unless stopped first (or never, with
+    /// `--stop never`); `late` thinks so once, then plays at once.
+    fn think(&mut self, asked: u32) {
+        let reply = self.random_move(asked);
+        *self.thinking.lock().unwrap() = Some((asked, self.position_line.clone(), reply));
+        let (thinking, answers) = (Arc::clone(&self.thinking), self.answers.clone());
+        let lost = self.settings.stop_mode == "never";
+        let ms = self.settings.ms;
+        std::thread::spawn(move || {
+            std::thread::sleep(Duration::from_millis(ms));
+            let mut slot = thinking.lock().unwrap();
+            if slot.as_ref().is_some_and(|(n, ..)| *n == asked) {
+                let (_, position, reply) = slot.take().expect("checked");
+                if !lost {
                     answers.answer(&position, &reply);
                 }
-                if asked <= after {
-                    answers.answer(&position_line, &random_move(session.as_ref(), seed, asked));
-                    continue;
-                }
-                let current = mode.clone();
-                match current.as_str() {
-                    "crash" | "grandchild" => std::process::exit(3),
-                    "hang" => loop {
-                        std::thread::sleep(Duration::from_secs(60));
-                    },
-                    "illegal" => say(&out, &Reply::BestMove(Some("a1a1".into()))),
-                    "garbage" => say(
-                        &out,
-                        &Reply::Line("I am not an engine, I am a teapot".into()),
-                    ),
-                    "reject" => say(&out, &Reply::BestMove(None)),
-                    "flood" => {
-                        say(&out, &random_move(session.as_ref(), seed, asked));
-                        let out = Arc::clone(&out);
-                        std::thread::spawn(move || loop {
-                            say(&out, &Reply::Remark("flooding ".repeat(20)));
-                        });
-                        after = u32::MAX;
-                    }
-                    "chatty" => {
-                        std::thread::sleep(Duration::from_millis(ms));
-                        let mut text = String::new();
-                        for i in 0..lines {
-                            text.push_str(&format!("info depth {} nodes {i} pv\n", i % 60 + 1));
-                        }
-                        text.push_str(&format!("{}\n", random_move(session.as_ref(), seed, asked)));
-                        let mut out = out.lock().unwrap();
-                        let _ = out.write_all(text.as_bytes());
-                        let _ = out.flush();
-                    }
-                    "think" | "late" => {
-                        let reply = random_move(session.as_ref(), seed, asked);
-                        *thinking.lock().unwrap() = Some((asked, position_line.clone(), reply));
-                        let (thinking, answers) = (Arc::clone(&thinking), answers.clone());
-                        let lost = stop_mode == "never";
-                        std::thread::spawn(move || {
-                            std::thread::sleep(Duration::from_millis(ms));
-                            let mut slot = thinking.lock().unwrap();
-                            if slot.as_ref().is_some_and(|(n, ..)| *n == asked) {
-                                let (_, position, reply) = slot.take().expect("checked");
-                                if !lost {
-                                    answers.answer(&position, &reply);
-                                }
-                            }
-                        });
-                        if mode == "late" {
-                            mode = "random".into();
-                        }
-                    }
-                    "twice" => {
-                        let reply = random_move(session.as_ref(), seed, asked);
-                        answers.answer(&position_line, &reply);
-                        answers.answer(&position_line, &reply);
-                    }
-                    _ => {
-                        answers.answer(&position_line, &random_move(session.as_ref(), seed, asked))
-                    }
-                }
             }
-            _ => {}
+        });
+        if self.settings.mode == "late" {
+            self.settings.mode = "random".into();
         }
     }
 }

@@ -271,6 +271,29 @@ struct Failure {
 
 /// Runs one session; `Err` with what failed.
 fn session(engine: &PathBuf, rng: &mut Rng, max_rss_mib: u64) -> Result<u64, Failure> {
+    let (input, end) = script(rng);
+    let fail = |output: &str, why: String| Failure {
+        input: input.clone(),
+        output: output.to_string(),
+        why,
+    };
+    let ran = run(engine, &input).map_err(|why| fail("", format!("{end:?}: {why}")))?;
+    let output = ran.output;
+    if ran.status.code() != Some(0) || ran.stderr.contains("panicked") {
+        return Err(fail(
+            &output,
+            format!("{end:?}: {}: {}", ran.status, ran.stderr),
+        ));
+    }
+    if ran.peak_kib > max_rss_mib * 1024 {
+        return Err(fail(&output, format!("peak memory {} KiB", ran.peak_kib)));
+    }
+    check_answers(&input, &output).map_err(|why| fail(&output, why))?;
+    Ok(input.len() as u64)
+}
+
+/// A session's random lines and how it ends.
+fn script(rng: &mut Rng) -> (Vec<Vec<u8>>, End) {
     let mut input: Vec<Vec<u8>> = Vec::new();
     for _ in 0..1 + rng.below(30) {
         let l = line(rng);
@@ -306,23 +329,26 @@ fn session(engine: &PathBuf, rng: &mut Rng, max_rss_mib: u64) -> Result<u64, Fai
         End::Stop => input.push(b"stop".to_vec()),
         End::InputEnds => {}
     }
-    let fail = |input: &[Vec<u8>], output: &str, why: String| Failure {
-        input: input.to_vec(),
-        output: output.to_string(),
-        why,
-    };
+    (input, end)
+}
+
+/// What a finished engine left.
+struct Ran {
+    status: std::process::ExitStatus,
+    output: String,
+    stderr: String,
+    peak_kib: u64,
+}
+
+/// Runs the engine on `input`, watching its peak memory; `Err` when it
+/// cannot start or does not end within `HANG`.
+fn run(engine: &PathBuf, input: &[Vec<u8>]) -> Result<Ran, String> {
     let mut child = Command::new(engine)
         .stdin(Stdio::piped())
         .stdout(Stdio::piped())
         .stderr(Stdio::piped())
         .spawn()
-        .map_err(|e| {
-            fail(
-                &input,
-                "",
-                format!("cannot start {}: {e}", engine.display()),
-            )
-        })?;
+        .map_err(|e| format!("cannot start {}: {e}", engine.display()))?;
     let mut stdin = child.stdin.take().unwrap();
     let bytes: Vec<u8> = input
         .iter()
@@ -361,23 +387,22 @@ fn session(engine: &PathBuf, rng: &mut Rng, max_rss_mib: u64) -> Result<u64, Fai
         if started.elapsed() > HANG {
             let _ = child.kill();
             let _ = child.wait();
-            return Err(fail(&input, "", format!("{end:?}: no end after {HANG:?}")));
+            return Err(format!("no end after {HANG:?}"));
         }
         std::thread::sleep(Duration::from_millis(2));
     };
     let _ = writer.join();
-    let output = String::from_utf8_lossy(&reader.join().unwrap()).into_owned();
-    let stderr = String::from_utf8_lossy(&errors.join().unwrap()).into_owned();
-    if status.code() != Some(0) || stderr.contains("panicked") {
-        return Err(fail(
-            &input,
-            &output,
-            format!("{end:?}: {status}: {stderr}"),
-        ));
-    }
-    if peak_kib > max_rss_mib * 1024 {
-        return Err(fail(&input, &output, format!("peak memory {peak_kib} KiB")));
-    }
+    Ok(Ran {
+        status,
+        output: String::from_utf8_lossy(&reader.join().unwrap()).into_owned(),
+        stderr: String::from_utf8_lossy(&errors.join().unwrap()).into_owned(),
+        peak_kib,
+    })
+}
+
+/// Every line prints back, every `bestmove` was legal where it was
+/// asked, and each `go` read has one.
+fn check_answers(input: &[Vec<u8>], output: &str) -> Result<(), String> {
     // The lines read: everything up to the first quit.
     let read: Vec<&Vec<u8>> = input
         .iter()
@@ -401,11 +426,7 @@ fn session(engine: &PathBuf, rng: &mut Rng, max_rss_mib: u64) -> Result<u64, Fai
     for l in output.lines() {
         let reply = Reply::parse(l);
         if reply.to_string() != l {
-            return Err(fail(
-                &input,
-                &output,
-                format!("a line that does not print back: {l}"),
-            ));
+            return Err(format!("a line that does not print back: {l}"));
         }
         if let Some(moves) = l.strip_prefix("legal") {
             legal.push(moves.split_whitespace().map(String::from).collect());
@@ -413,22 +434,14 @@ fn session(engine: &PathBuf, rng: &mut Rng, max_rss_mib: u64) -> Result<u64, Fai
         if let Some(mv) = l.strip_prefix("bestmove ") {
             bestmoves += 1;
             if mv != "(none)" && !legal.iter().any(|list| list.iter().any(|m| m == mv)) {
-                return Err(fail(
-                    &input,
-                    &output,
-                    format!("bestmove {mv} was legal nowhere"),
-                ));
+                return Err(format!("bestmove {mv} was legal nowhere"));
             }
         }
     }
     if gos != bestmoves {
-        return Err(fail(
-            &input,
-            &output,
-            format!("{gos} go lines read, {bestmoves} bestmoves"),
-        ));
+        return Err(format!("{gos} go lines read, {bestmoves} bestmoves"));
     }
-    Ok(input.len() as u64)
+    Ok(())
 }
 
 fn main() {
