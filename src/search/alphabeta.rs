@@ -5,16 +5,16 @@
 //! forced), and Lazy SMP: helper threads search the same tree and meet
 //! through the table.
 
-use super::deepening::{self, Deepening, Iteration};
-use super::tt::{Bound, Entry};
+use crate::deepening::{self, Deepening, Iteration};
+use crate::tt::{Bound, Entry};
 use std::sync::atomic::AtomicBool;
 
 use menagerie_tables::Exact;
 
-use super::{
+use crate::vocabulary::{
     outcome_score, threads, Budget, Limits, Reporter, Score, SearchResult, Settings, Shared, Watch,
 };
-use super::{Evaluation, DECIDED, MAX_PLY, WIN};
+use crate::vocabulary::{Evaluation, DECIDED, MAX_PLY, WIN};
 use menagerie_rules::game::session::Session;
 use menagerie_rules::game::{Game, Seat};
 
@@ -30,7 +30,7 @@ pub fn search<G: Game>(
     settings: &Settings,
     reporter: &mut dyn Reporter,
 ) -> SearchResult<G::Move> {
-    let exact = super::exact::open(session, settings, reporter, || true);
+    let exact = crate::exact::open(session, settings, reporter, || true);
     let result = threads(
         session,
         limits,
@@ -46,7 +46,7 @@ pub fn search<G: Game>(
     );
     // A file that failed a check during the search was left out at once.
     if let Some(exact) = &exact {
-        super::exact::report_problems(exact, reporter);
+        crate::exact::report_problems(exact, reporter);
     }
     result
 }
@@ -245,7 +245,7 @@ impl<'a, G: Game> Worker<'a, G> {
         }
         let value = self.exact.as_mut()?.probe(&self.position)?;
         self.iteration.horizon = true;
-        Some(super::exact::score(value))
+        Some(crate::exact::score(value))
     }
 
     fn negamax(&mut self, depth: i32, ply: usize, mut alpha: i32, beta: i32) -> i32 {

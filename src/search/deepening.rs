@@ -7,7 +7,7 @@
 use std::fmt;
 use std::sync::atomic::Ordering;
 
-use super::{Budget, Info, Reporter, Score, SearchResult};
+use crate::vocabulary::{Budget, Info, Reporter, Score, SearchResult};
 
 /// What every deepening search keeps of its current iteration at the
 /// root, kept once here for alpha-beta, the multi-seat search and max^n.
@@ -84,7 +84,7 @@ fn report<'a, W: Deepening<'a>>(
         nodes: watch.nodes.load(Ordering::Relaxed),
         time_ms: watch.elapsed_ms(),
         hashfull: watch.shared.tt.hashfull(),
-        pv: super::line(pv),
+        pv: crate::vocabulary::line(pv),
     });
 }
 

@@ -9,7 +9,7 @@ use menagerie_rules::game::Game;
 use menagerie_tables::exact::Source;
 use menagerie_tables::{Exact, Value};
 
-use super::{Info, Limits, Reporter, Score, SearchResult, Settings, Shared};
+use crate::vocabulary::{Info, Limits, Reporter, Score, SearchResult, Settings, Shared};
 
 /// A won position an endgame table proves, in the search's scores: above
 /// any evaluation, below the scores of a win seen to the end (as
@@ -146,7 +146,7 @@ pub fn play<G: Game>(
         nodes,
         time_ms: start.elapsed().as_millis() as u64,
         hashfull: 0,
-        pv: super::line(&pv),
+        pv: crate::vocabulary::line(&pv),
     });
     Some(SearchResult {
         best: Some(best),

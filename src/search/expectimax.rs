@@ -13,18 +13,19 @@
 //! bounds each outcome from one side). Depth counts player moves; chance
 //! outcomes do not spend it.
 
-use super::tt::{Bound, Entry};
+use crate::tt::{Bound, Entry};
 use std::sync::atomic::AtomicBool;
 
-use super::{
-    greedy_move, threads, Budget, Evaluation, Limits, MultiSeat, Reporter, Score, SearchResult,
-    Settings, Shared, Watch, MAX_PLY,
+use crate::greedy::greedy_move;
+use crate::vocabulary::{
+    threads, Budget, Evaluation, Limits, MultiSeat, Reporter, Score, SearchResult, Settings,
+    Shared, Watch, MAX_PLY,
 };
 use menagerie_rules::game::session::Session;
 use menagerie_rules::game::{Game, Outcome, Seat, MAX_SEATS};
 use menagerie_rules::rng::{zobrist_table, Rng};
 
-use super::deepening::{self, Deepening, Iteration};
+use crate::deepening::{self, Deepening, Iteration};
 
 /// A certain win; evaluations stay well inside (-BOUND, BOUND).
 const BOUND: i32 = 30_000;
@@ -256,7 +257,7 @@ impl<'a, G: Game> Worker<'a, G> {
         let mut scratch = std::mem::take(&mut self.greedy_moves);
         let history_len = self.root_history_len + ply;
         let chosen =
-            super::skill::greedy_choice(&mut self.position, history_len, self.seed, &mut scratch);
+            crate::greedy::greedy_choice(&mut self.position, history_len, self.seed, &mut scratch);
         self.greedy_moves = scratch;
         let mv = chosen.expect("a player to move has a move (a pass at least)");
         let undo = self.position.play(mv);

@@ -10,8 +10,8 @@
 
 use std::sync::atomic::AtomicBool;
 
-use super::deepening::{self, Deepening, Iteration};
-use super::{
+use crate::deepening::{self, Deepening, Iteration};
+use crate::vocabulary::{
     threads, Budget, Evaluation, Limits, Reporter, Score, SearchResult, Settings, Shared, Watch,
     MAX_PLY,
 };

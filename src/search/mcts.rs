@@ -11,8 +11,9 @@
 //! Nodes counted: every node walked and every ply of a playout. The move
 //! played is the root child visited most.
 
-use super::{
-    greedy_move, threads, Budget, Info, Limits, Reporter, Score, SearchResult, Settings, Shared,
+use crate::greedy::greedy_move;
+use crate::vocabulary::{
+    threads, Budget, Info, Limits, Reporter, Score, SearchResult, Settings, Shared,
 };
 use menagerie_rules::game::session::Session;
 use menagerie_rules::game::{Game, Outcome, Seat, MAX_SEATS};
@@ -179,7 +180,7 @@ impl<'a, G: Game> Tree<'a, G> {
             nodes: watch.nodes.load(Ordering::Relaxed),
             time_ms: watch.elapsed_ms(),
             hashfull: (self.nodes.len() * 1000 / MAX_NODES) as u32,
-            pv: super::line(&pv),
+            pv: crate::vocabulary::line(&pv),
         });
     }
 

@@ -20,70 +20,20 @@
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::time::Instant;
 
-use super::{
-    alphabeta, expectimax, outcome_score, Info, Limits, Reporter, Score, SearchResult, Settings,
-    Shared, Watch,
+use crate::alphabeta;
+use crate::expectimax;
+use crate::greedy::{rng_at, root_scores, tie_broken};
+use crate::vocabulary::{
+    Info, Limits, Reporter, Score, Scored, SearchResult, Settings, Shared, Watch,
 };
-use menagerie_rules::game::session::{status_of, Session};
-use menagerie_rules::game::{Game, Status};
+use menagerie_rules::game::session::Session;
+use menagerie_rules::game::Game;
 use menagerie_rules::rng::Rng;
 
-pub const FULL_STRENGTH: u8 = 20;
-
-/// A root move with its score for the noise (engine units) and as reported.
-type Scored<M> = (M, i32, Score);
+pub use crate::vocabulary::FULL_STRENGTH;
 
 fn rng_for<G: Game>(session: &Session<G>, seed: u64) -> Rng {
     rng_at(seed, session.position().hash(), session.history().len())
-}
-
-/// The randomness of a position with `hash`, reached after a history of
-/// `history_len` positions, under `seed`.
-fn rng_at(seed: u64, hash: u64, history_len: usize) -> Rng {
-    Rng::new(seed ^ hash ^ (history_len as u64).rotate_left(32))
-}
-
-/// A score made comparable with ties broken at random: the score, then
-/// two random bits.
-fn tie_broken(score: i64, rng: &mut Rng) -> i64 {
-    score * 4 + rng.below(4) as i64
-}
-
-/// The move the greedy player (Skill 1 under `seed`) plays in `position`,
-/// whose game's history (as a session keeps it: the set position, then one
-/// position per move, this one last) is `history_len` long: the move whose
-/// position evaluates best for the mover, a decided one by its result,
-/// ties broken as Skill 1 breaks them. The one difference: a draw by
-/// repetition is not seen, as the history's positions are not given.
-/// `moves` is scratch. Searches that model the other seats as greedy
-/// players (`MultiSeat` `greedy`) call it.
-pub fn greedy_choice<G: Game>(
-    position: &mut G,
-    history_len: usize,
-    seed: u64,
-    moves: &mut Vec<G::Move>,
-) -> Option<G::Move> {
-    let me = position.side();
-    let mut rng = rng_at(seed, position.hash(), history_len);
-    moves.clear();
-    position.generate(moves);
-    let mut best: Option<(i64, G::Move)> = None;
-    for &mv in moves.iter() {
-        let undo = position.play(mv);
-        let score = match position.outcome() {
-            Some(outcome) => outcome_score(outcome, me, 1),
-            None if position.clock() >= G::NO_PROGRESS_LIMIT => {
-                outcome_score(position.no_progress_outcome(), me, 1)
-            }
-            None => position.evaluate_for(me),
-        };
-        position.undo(mv, undo);
-        let value = tie_broken(i64::from(score), &mut rng);
-        if best.map_or(true, |(b, _)| value > b) {
-            best = Some((value, mv));
-        }
-    }
-    best.map(|(_, mv)| mv)
 }
 
 /// Search depth of a skill level from 2 to 19.
@@ -118,7 +68,7 @@ pub fn play<G: Game>(
     let rng = rng_for(session, settings.seed);
     // One-ply scores: the choice of levels 0 and 1, and what the deeper
     // levels fall back on when the limits allow no search at all.
-    let greedy = greedy(session, &moves);
+    let greedy = root_scores(session, &moves);
     let mut chosen = if skill == 0 {
         let mut rng = rng.clone();
         greedy[rng.below(moves.len() as u64) as usize]
@@ -201,26 +151,4 @@ fn pick<M: Copy>(scored: &[Scored<M>], skill: u8, mut rng: Rng) -> Scored<M> {
         }
     }
     best
-}
-
-/// Each move scored by the evaluation of the position it leads to, from the
-/// mover's point of view (decided positions by their result).
-fn greedy<G: Game>(session: &Session<G>, moves: &[G::Move]) -> Vec<Scored<G::Move>> {
-    let root = session.position();
-    let me = root.side();
-    let mut history = session.history().to_vec();
-    moves
-        .iter()
-        .map(|&mv| {
-            let mut child = root.clone();
-            child.play(mv);
-            history.push(child.hash());
-            let score = match status_of(&child, &history) {
-                Status::Over(outcome, _) => outcome_score(outcome, me, 1),
-                Status::Ongoing => child.evaluate_for(me),
-            };
-            history.pop();
-            (mv, score, Score::from_internal(score))
-        })
-        .collect()
 }

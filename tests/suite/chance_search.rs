@@ -448,7 +448,7 @@ fn brute_greedy(p: &mut Kilkenny, depth: i32, ply: i32, root: Seat, history_len:
             .unwrap()
     } else {
         let mut scratch = Vec::new();
-        let mv = menagerie_search::skill::greedy_choice(p, history_len, 7, &mut scratch).unwrap();
+        let mv = menagerie_search::greedy::greedy_choice(p, history_len, 7, &mut scratch).unwrap();
         child(p, mv, depth)
     }
 }
@@ -518,7 +518,7 @@ fn the_greedy_model_plays_what_skill_1_plays() {
                 .best
                 .unwrap();
                 let mut p = session.position().clone();
-                let modelled = menagerie_search::skill::greedy_choice(
+                let modelled = menagerie_search::greedy::greedy_choice(
                     &mut p,
                     session.history().len(),
                     seed,

@@ -220,13 +220,17 @@ fn module_uses(dir: &std::path::Path) -> BTreeMap<String, BTreeSet<String>> {
         let text = std::fs::read_to_string(path).unwrap();
         let code = text.split("#[cfg(test)]").next().unwrap_or("");
         let entry = uses.entry(module.clone()).or_default();
-        for line in code.lines().map(str::trim).filter(|l| !l.starts_with("//")) {
-            for (prefix, counts) in [("crate::", true), ("super::", !nested)] {
-                for piece in line.split(prefix).skip(1).filter(|_| counts) {
-                    let name: String = piece
-                        .chars()
-                        .take_while(|c| c.is_ascii_alphanumeric() || *c == '_')
-                        .collect();
+        // Comments out, lines joined, so that a group of imports over
+        // several lines reads as one.
+        let joined: Vec<&str> = code
+            .lines()
+            .map(str::trim)
+            .filter(|l| !l.starts_with("//"))
+            .collect();
+        let joined = joined.join(" ");
+        for (prefix, counts) in [("crate::", true), ("super::", !nested)] {
+            for piece in joined.split(prefix).skip(1).filter(|_| counts) {
+                for name in first_names(piece) {
                     if names.contains(&name) && name != module && name != "lib" {
                         entry.insert(name);
                     }
@@ -235,6 +239,50 @@ fn module_uses(dir: &std::path::Path) -> BTreeMap<String, BTreeSet<String>> {
         }
     }
     uses
+}
+
+/// The names a path starts with: `x::...` gives `x`; a group
+/// `{a, b::c, d}` gives `a`, `b` and `d`.
+fn first_names(piece: &str) -> Vec<String> {
+    let ident = |s: &str| -> String {
+        s.trim_start()
+            .chars()
+            .take_while(|c| c.is_ascii_alphanumeric() || *c == '_')
+            .collect()
+    };
+    let Some(group) = piece.strip_prefix('{') else {
+        return vec![ident(piece)];
+    };
+    let (mut depth, mut items, mut start) = (0, Vec::new(), 0);
+    for (i, c) in group.char_indices() {
+        match c {
+            '{' => depth += 1,
+            '}' if depth == 0 => {
+                items.push(&group[start..i]);
+                break;
+            }
+            '}' => depth -= 1,
+            ',' if depth == 0 => {
+                items.push(&group[start..i]);
+                start = i + 1;
+            }
+            _ => {}
+        }
+    }
+    items
+        .into_iter()
+        .map(ident)
+        .filter(|n| !n.is_empty())
+        .collect()
+}
+
+#[test]
+fn imports_in_groups_are_read_whole() {
+    assert_eq!(first_names("x::y;"), ["x"]);
+    assert_eq!(
+        first_names("{ alpha, beta::{c, d}, gamma as g } rest"),
+        ["alpha", "beta", "gamma"]
+    );
 }
 
 #[test]
@@ -276,4 +324,163 @@ fn no_module_imports_one_that_imports_it_back() {
         "import circles:\n{}",
         circles.join("\n")
     );
+}
+
+/// The Rust files of the project's own code: tests, test modules' files
+/// and the browser's packages left out.
+fn code_files(dir: &std::path::Path, out: &mut Vec<std::path::PathBuf>) {
+    for entry in std::fs::read_dir(dir).unwrap().flatten() {
+        let path = entry.path();
+        let name = entry.file_name().to_string_lossy().into_owned();
+        if path.is_dir() {
+            if !["node_modules", "target", "tests", ".git"].contains(&name.as_str()) {
+                code_files(&path, out);
+            }
+        } else if name.ends_with(".rs") && name != "tests.rs" {
+            out.push(path);
+        }
+    }
+}
+
+/// Each function outside test modules, with its first line and length in
+/// lines, read by its braces (string and character literals and comments
+/// skipped).
+fn function_lengths(text: &str) -> Vec<(String, usize, usize)> {
+    let lines: Vec<&str> = text.lines().collect();
+    let mut found = Vec::new();
+    let mut i = 0;
+    while i < lines.len() {
+        let line = lines[i].trim_start();
+        if line.starts_with("#[cfg(test)]") {
+            break; // test modules come last in this project's files
+        }
+        let words: Vec<&str> = line.split_whitespace().collect();
+        let at = words.iter().position(|w| *w == "fn");
+        let header = at.is_some_and(|k| {
+            words[..k]
+                .iter()
+                .all(|w| w.starts_with("pub") || ["const", "unsafe", "async", "extern"].contains(w))
+        });
+        if !header {
+            i += 1;
+            continue;
+        }
+        let name: String = words[at.unwrap() + 1]
+            .chars()
+            .take_while(|c| c.is_alphanumeric() || *c == '_')
+            .collect();
+        let (mut depth, mut opened, mut j) = (0i32, false, i);
+        'scan: while j < lines.len() {
+            let mut chars = lines[j].chars().peekable();
+            let mut in_string = false;
+            while let Some(c) = chars.next() {
+                match c {
+                    '\\' if in_string => {
+                        chars.next();
+                    }
+                    '"' => in_string = !in_string,
+                    '/' if !in_string && chars.peek() == Some(&'/') => break,
+                    '\'' if !in_string => {
+                        // A character literal such as '{' (a lifetime
+                        // has no closing quote two or three places on).
+                        let ahead: String = chars.clone().take(3).collect();
+                        if ahead.chars().nth(1) == Some('\'') {
+                            chars.nth(1);
+                        } else if ahead.starts_with('\\') && ahead.chars().nth(2) == Some('\'') {
+                            chars.nth(2);
+                        }
+                    }
+                    '{' if !in_string => {
+                        depth += 1;
+                        opened = true;
+                    }
+                    '}' if !in_string => depth -= 1,
+                    ';' if !in_string && !opened => break 'scan,
+                    _ => {}
+                }
+            }
+            if opened && depth == 0 {
+                break;
+            }
+            j += 1;
+        }
+        if opened {
+            found.push((name, i + 1, j - i + 1));
+            i = j + 1;
+        } else {
+            i += 1;
+        }
+    }
+    found
+}
+
+#[test]
+fn no_function_outside_tests_is_longer_than_120_lines() {
+    let root = std::path::Path::new(env!("CARGO_MANIFEST_DIR"));
+    let mut files = Vec::new();
+    for dir in ["src", "examples", "python", "tools"] {
+        code_files(&root.join(dir), &mut files);
+    }
+    assert!(files.len() > 50, "the project's files were found");
+    let mut long = Vec::new();
+    let mut longest = 0;
+    for path in &files {
+        let text = std::fs::read_to_string(path).unwrap();
+        for (name, line, length) in function_lengths(&text) {
+            longest = longest.max(length);
+            if length > 120 {
+                let rel = path.strip_prefix(root).unwrap().display();
+                long.push(format!("{rel}:{line} {name}: {length} lines"));
+            }
+        }
+    }
+    assert!(longest > 60, "functions were measured (longest {longest})");
+    assert!(
+        long.is_empty(),
+        "functions over 120 lines:\n{}",
+        long.join("\n")
+    );
+}
+
+#[test]
+fn function_lengths_are_read_by_their_braces() {
+    let text = "fn a() {\n    let c = '{';\n    let s = \"}}\";\n    // }\n}\n\
+                pub(crate) fn b<'x>(x: &'x str) -> usize {\n    x.len()\n}\n\
+                fn declared();\n#[cfg(test)]\nmod tests {\n    fn t() {}\n}\n";
+    assert_eq!(
+        function_lengths(text),
+        vec![("a".to_string(), 1, 5), ("b".to_string(), 6, 3)]
+    );
+}
+
+#[test]
+fn the_search_crate_root_only_names_its_modules() {
+    // The vocabulary is a module of its own and the dispatcher another,
+    // so no algorithm imports the crate root that chooses among them.
+    let root = std::path::Path::new(env!("CARGO_MANIFEST_DIR"));
+    let lib = std::fs::read_to_string(root.join("src/search/lib.rs")).unwrap();
+    let items: Vec<&str> = lib
+        .lines()
+        .map(str::trim)
+        .filter(|l| !l.is_empty() && !l.starts_with("//"))
+        .filter(|l| {
+            !l.starts_with("pub mod ") && !l.starts_with("mod ") && !l.starts_with("pub use ")
+        })
+        .collect();
+    assert!(
+        items.is_empty(),
+        "src/search/lib.rs holds more than modules: {items:?}"
+    );
+    for file in std::fs::read_dir(root.join("src/search"))
+        .unwrap()
+        .flatten()
+    {
+        let text = std::fs::read_to_string(file.path()).unwrap();
+        let code = text.split("#[cfg(test)]").next().unwrap();
+        assert!(
+            !code.contains("use super::{") && !code.contains("use crate::{Budget"),
+            "{} imports from the crate root",
+            file.path().display()
+        );
+    }
 }
