@@ -5,7 +5,9 @@
 
 use std::sync::atomic::AtomicBool;
 
-use menagerie_engine::session::{EngineSession, SolveRequest, Solved, Unsolved, GAMES};
+use menagerie_engine::session::{
+    choose_network, EngineSession, SolveRequest, Solved, Unsolved, GAMES,
+};
 use menagerie_rules::catalogue::{self, GameEntry};
 use menagerie_rules::game::{Outcome, Status};
 use menagerie_search as search;
@@ -472,9 +474,12 @@ impl State {
     /// more than two seats models the others (`brs`, `paranoid`,
     /// `brs-plus`, `maxn`, `mcts`, `greedy`), `network` whether the
     /// game's built-in network evaluates (where it has one), `exact`
-    /// whether solved values and endgame tables play.
+    /// whether solved values and endgame tables play, `tables` the folder
+    /// of endgame tables (default: `$MENAGERIE_TABLES`, else the user's
+    /// cache folder, as the engine's `TablePath`).
     #[pyo3(signature = (*, depth = None, nodes = None, movetime_ms = None, skill = 20,
-        multiseat = "brs", seed = 0, threads = 1, hash_mib = 16, network = true, exact = true))]
+        multiseat = "brs", seed = 0, threads = 1, hash_mib = 16, network = true, exact = true,
+        tables = None))]
     #[allow(clippy::too_many_arguments)]
     fn search(
         &self,
@@ -489,6 +494,7 @@ impl State {
         hash_mib: usize,
         network: bool,
         exact: bool,
+        tables: Option<std::path::PathBuf>,
     ) -> PyResult<SearchResult> {
         let limits = search::Limits {
             depth,
@@ -532,12 +538,9 @@ impl State {
             exact,
             multi_seat,
             network: network
-                .then(|| {
-                    let seats = self.session.seats_in_play().len();
-                    menagerie_nnue::builtin::network(self.session.game_id(), seats)
-                })
-                .flatten()
-                .filter(|net| self.session.network_fits(net).is_ok()),
+                .then(|| choose_network(self.session.as_ref(), None))
+                .flatten(),
+            tables: tables_folder(tables),
         };
         let shared = search::Shared::try_with_stop(hash_mib, Default::default())
             .map_err(|e| MenagerieError::new_err(format!("search: {e}")))?;
@@ -563,8 +566,14 @@ impl State {
     /// The exact value of the position, where the engine can know it: a
     /// solved game or the endgame tables, else a proof-number search of
     /// at most `nodes` expansions. Two-seat games without dice only.
-    #[pyo3(signature = (*, nodes = 1_000_000))]
-    fn solve(&self, py: Python<'_>, nodes: u64) -> PyResult<Solution> {
+    /// `tables`: the folder of endgame tables, as for `search`.
+    #[pyo3(signature = (*, nodes = 1_000_000, tables = None))]
+    fn solve(
+        &self,
+        py: Python<'_>,
+        nodes: u64,
+        tables: Option<std::path::PathBuf>,
+    ) -> PyResult<Solution> {
         let request = SolveRequest {
             nodes,
             memory_mib: None,
@@ -572,6 +581,7 @@ impl State {
             threads: 1,
             checkpoint: None,
             certificate: None,
+            tables: tables_folder(tables),
         };
         let session = &self.session;
         let answer =
@@ -616,4 +626,9 @@ fn _menagerie(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(rulesets, m)?)?;
     m.add("MenagerieError", m.py().get_type::<MenagerieError>())?;
     Ok(())
+}
+
+/// The folder of endgame tables a call names, else the engine's default.
+fn tables_folder(given: Option<std::path::PathBuf>) -> std::path::PathBuf {
+    given.unwrap_or_else(menagerie_tables::probe::default_directory)
 }

@@ -1,6 +1,7 @@
 """Types of the compiled module (python/lib.rs)."""
 
-from typing import Optional
+import os
+from typing import Optional, Union
 
 class MenagerieError(ValueError):
     """A request the rules or the engine refuse; the message names the
@@ -91,8 +92,11 @@ class State:
         hash_mib: int = 16,
         network: bool = True,
         exact: bool = True,
+        tables: Optional[Union[str, os.PathLike[str]]] = None,
     ) -> SearchResult: ...
-    def solve(self, *, nodes: int = 1000000) -> Solution: ...
+    def solve(
+        self, *, nodes: int = 1000000, tables: Optional[Union[str, os.PathLike[str]]] = None
+    ) -> Solution: ...
 
 def games() -> list[GameInfo]: ...
 def rulesets(game: str) -> list[str]: ...

@@ -72,7 +72,7 @@ def _rank(value):
     return {"win": (2, -int(n or 0)), "draw": (1, 0), "loss": (0, int(n or 0))}[word]
 
 
-def test_solution_speaks_one_distance_in_the_tables(tmp_path, monkeypatch):
+def test_solution_speaks_one_distance_in_the_tables(tmp_path):
     # A capture into the 3-men tables: its value counts to that capture,
     # as the position's own does, so the best move's value is the value.
     import menagerie
@@ -80,10 +80,11 @@ def test_solution_speaks_one_distance_in_the_tables(tmp_path, monkeypatch):
     tables = tmp_path / "tables"
     built = engine(f"tables build am men=4 dir={tables} threads=1")
     assert "complete to 4 men" in built, built
-    monkeypatch.setenv("MENAGERIE_TABLES", str(tables))
     for notation in ["8/WWB2B3/8 w 0", "8/WWB2B3/8 w 40"]:
         state = menagerie.State("awithlaknannai-mosona", notation=notation)
-        solution = state.solve()
+        # The folder is an argument: the default folder knows nothing here.
+        assert state.solve(nodes=1000, tables=str(tmp_path / "none")).source != "tables"
+        solution = state.solve(tables=str(tables))
         assert solution.source == "tables", notation
         best = max((v for _, v in solution.moves), key=_rank)
         assert best == solution.value, (notation, solution.moves, solution.value)

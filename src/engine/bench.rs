@@ -16,7 +16,7 @@ use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::Arc;
 use std::time::Instant;
 
-use crate::session::{EngineSession, Entry};
+use crate::session::{choose_network, EngineSession, Entry};
 use menagerie_nnue::Network;
 use menagerie_rules::catalogue;
 use menagerie_search::time::Request;
@@ -123,13 +123,6 @@ fn measured(kind: MeasureKind, subject: Vec<String>, values: &[(&str, String)]) 
     })
 }
 
-/// The network a new engine uses for this game and ruleset: the built-in
-/// one where it fits.
-pub fn default_network(session: &dyn EngineSession) -> Option<Arc<Network>> {
-    menagerie_nnue::builtin::network(session.game_id(), session.seats_in_play().len())
-        .filter(|net| session.network_fits(net).is_ok())
-}
-
 /// How `bench` names an evaluation: the network's input set and checksum,
 /// or `hand`.
 fn evaluation_name(net: Option<&Network>) -> String {
@@ -150,7 +143,7 @@ pub fn search_signature(stop: &Arc<AtomicBool>, mut out: Option<Sink>) -> (u64, 
         let shared = Shared::try_with_stop(16, Arc::clone(stop)).expect("16 MiB for bench");
         // One thread and no solved tables: the signature measures the
         // searches themselves and never depends on timing.
-        let network = default_network(session.as_ref());
+        let network = choose_network(session.as_ref(), None);
         let settings = Settings {
             threads: 1,
             exact: false,
@@ -287,7 +280,7 @@ fn eval_bench(stop: &Arc<AtomicBool>, out: Sink) {
     let mut totals = [(0u64, 0u64); 2];
     for case in SEARCH_CASES {
         let session = session_for(case);
-        let Some(network) = default_network(session.as_ref()) else {
+        let Some(network) = choose_network(session.as_ref(), None) else {
             continue;
         };
         let mut sums = [(0u64, 0u64); 2];
@@ -370,7 +363,7 @@ fn threads_bench(threads: u32, stop: &Arc<AtomicBool>, out: Sink) {
             let settings = Settings {
                 threads: count as usize,
                 exact: false,
-                network: default_network(session.as_ref()),
+                network: choose_network(session.as_ref(), None),
                 ..Settings::default()
             };
             let request = Request {

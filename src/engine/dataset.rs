@@ -46,6 +46,8 @@ pub struct DatasetJob {
     /// `rescore=tables`: results from the endgame tables where the games
     /// reach them.
     pub rescore: bool,
+    /// The folder of endgame tables (the engine's `TablePath`).
+    pub tables: PathBuf,
 }
 
 /// Why `dataset` could not run or finish.
@@ -128,11 +130,12 @@ impl Attach for DatasetOf {
 /// `dataset <file> out=PATH [rescore=tables]`: the task. The file names
 /// its game and ruleset; the positions go where `out=` says, which must
 /// take a file before the input is read.
-pub fn task<C: Catalogue>(args: DatasetArgs, _ctx: &Context) -> Made {
+pub fn task<C: Catalogue>(args: DatasetArgs, ctx: &Context) -> Made {
     let job = DatasetJob {
         input: PathBuf::from(args.input),
         out: PathBuf::from(args.out),
         rescore: args.rescore,
+        tables: ctx.tables.clone(),
     };
     Ok(once(move |out, stop| {
         if let Err(e) = read_and_write::<C>(&job, stop, &mut |reply| out.reply(&reply)) {
@@ -189,10 +192,9 @@ pub fn run<G: Game>(
     let set = G::INPUT_SET.ok_or(DatasetError::NoInputs(G::ID))?;
     let mut exact = None;
     if job.rescore {
-        let opened = Exact::open(template, || true);
+        let opened = Exact::open(template, &job.tables, || true);
         if opened.tables().is_none() {
-            let dir = menagerie_tables::probe::directory();
-            return Err(DatasetError::NoTables(G::ID, dir));
+            return Err(DatasetError::NoTables(G::ID, job.tables.clone()));
         }
         exact = Some(opened);
     }

@@ -271,10 +271,12 @@ pub enum Setting {
     /// A tuning weight, already set (they are process-wide).
     Tuned,
     Variant(&'static Entry),
-    /// A ruleset option of a game, as a `key=value` word.
+    /// A ruleset option of a game: the option's and its value's numbers
+    /// in the game's declared lists.
     Rule {
         game: &'static Entry,
-        word: String,
+        option: usize,
+        choice: usize,
     },
 }
 
@@ -409,20 +411,21 @@ fn rule(
             path: (text != DEFAULT_EVAL_FILE).then(|| text.into()),
         }));
     }
-    let Some(option) = game
+    let Some((index, option)) = game
         .options
         .iter()
-        .find(|o| o.key.eq_ignore_ascii_case(key))
+        .enumerate()
+        .find(|(_, o)| o.key.eq_ignore_ascii_case(key))
     else {
         return Ok(None);
     };
     let listed_name = format!("{}.{}", game.id, option.key);
     let text =
         value.ok_or_else(|| OptionError::NeedsChoice(option.key, option.values.join("|")))?;
-    let chosen = option
+    let choice = option
         .values
         .iter()
-        .find(|v| v.eq_ignore_ascii_case(text))
+        .position(|v| v.eq_ignore_ascii_case(text))
         .ok_or_else(|| OptionError::RuleValue {
             option: listed_name,
             value: text.to_string(),
@@ -430,7 +433,8 @@ fn rule(
         })?;
     Ok(Some(Setting::Rule {
         game,
-        word: format!("{}={chosen}", option.key),
+        option: index,
+        choice,
     }))
 }
 

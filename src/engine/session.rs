@@ -13,6 +13,20 @@ use menagerie_rules::game::session::{DynSession, Session};
 use menagerie_rules::game::{Game, Seat};
 use menagerie_search as search;
 
+/// The one choice of a network, for the engine, `bench` and Python: the
+/// one loaded for the game (`EvalFile`), else the built-in one, and only
+/// where it fits the ruleset (its seats and inputs).
+pub fn choose_network(
+    session: &dyn EngineSession,
+    loaded: Option<&Arc<Network>>,
+) -> Option<Arc<Network>> {
+    let net = match loaded {
+        Some(net) => Arc::clone(net),
+        None => menagerie_nnue::builtin::network(session.game_id(), session.seats_in_play().len())?,
+    };
+    session.network_fits(&net).is_ok().then_some(net)
+}
+
 pub use menagerie_tables::exact::{Solved, Unsolved};
 
 /// Attaches the search to sessions of any game.
@@ -49,6 +63,8 @@ pub struct SolveRequest {
     pub checkpoint: Option<std::path::PathBuf>,
     /// Where the proof search writes the proof of what it settles.
     pub certificate: Option<std::path::PathBuf>,
+    /// The folder of endgame tables (the engine's `TablePath`).
+    pub tables: std::path::PathBuf,
 }
 
 /// A session of any game, with the search joined to it. Implemented once,
@@ -173,7 +189,8 @@ impl<G: Game> EngineSession for Session<G> {
                 }
             }),
         };
-        let solved = menagerie_tables::exact::solve(self, proof, stop, &mut |problem| {
+        let folder = &request.tables;
+        let solved = menagerie_tables::exact::solve(self, folder, proof, stop, &mut |problem| {
             search::exact::report_problems_of(&problem, *reporter.borrow_mut())
         })?;
         // The moves become text here, where the game is forgotten.

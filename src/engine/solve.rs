@@ -42,6 +42,7 @@ pub fn task(args: SolveArgs, ctx: &Context) -> Made {
         threads: ctx.threads,
         checkpoint: args.checkpoint.map(PathBuf::from),
         certificate: args.certificate.map(PathBuf::from),
+        tables: ctx.tables.clone(),
     };
     let session = ctx.session.boxed();
     Ok(once(move |out, stop| {

@@ -33,7 +33,7 @@ pub fn open<G: Game>(
     if !settings.exact {
         return None;
     }
-    let exact = Exact::open(session, give_up);
+    let exact = Exact::open(session, &settings.tables, give_up);
     report_problems(&exact, reporter);
     (!exact.is_empty()).then_some(exact)
 }
@@ -56,7 +56,7 @@ pub fn report_problems_of(problem: &dyn std::fmt::Display, reporter: &mut dyn Re
 /// calls it.
 pub fn prepare<G: Game>(session: &Session<G>, settings: &Settings, reporter: &mut dyn Reporter) {
     if settings.exact {
-        for problem in Exact::prepare(session) {
+        for problem in Exact::prepare(session, &settings.tables) {
             report_problems_of(&problem, reporter);
         }
     }

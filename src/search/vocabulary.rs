@@ -170,6 +170,8 @@ pub struct Settings {
     /// is chosen; `None`: the hand-written one ([`Game::evaluate`]).
     /// The engine sets it for the game and ruleset in play.
     pub network: Option<Arc<Network>>,
+    /// The folder of endgame tables (the engine's `TablePath`).
+    pub tables: std::path::PathBuf,
 }
 
 /// How a search over more than two seats models the seats other than the
@@ -239,6 +241,7 @@ impl Default for Settings {
             // Measured best at 3 and 4 seats (tools/multiseat-study.md).
             multi_seat: MultiSeat::BestReply,
             network: None,
+            tables: menagerie_tables::probe::default_directory(),
         }
     }
 }

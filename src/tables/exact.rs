@@ -25,10 +25,11 @@ use menagerie_rules::game::{Game, Outcome, Status};
 use crate::cache::{self, Key};
 use crate::checkpoint::CheckpointError;
 use crate::file::{Expected, FileError};
-use crate::probe::{self, Tables};
+use crate::probe::Tables;
 use crate::proof::{self, ProofReport, ProofSettings};
 use crate::solved::Clocked;
 use crate::value::Value;
+use std::path::Path;
 
 /// Where a position's exact value comes from.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -115,8 +116,8 @@ impl<G: Game> Exact<G> {
     /// What is known of the session's ruleset: for a solvable game its
     /// solved table (started in the background if need be, and waited for
     /// until `give_up` says so), and the endgame tables in the folder the
-    /// process probes ([`probe::directory`]).
-    pub fn open(session: &Session<G>, give_up: impl Fn() -> bool) -> Exact<G> {
+    /// `folder` (the engine's `TablePath`).
+    pub fn open(session: &Session<G>, folder: &Path, give_up: impl Fn() -> bool) -> Exact<G> {
         let key = cache::key::<G>(session.rules());
         let position = session.position();
         let solution = if solvable(position) {
@@ -133,7 +134,7 @@ impl<G: Game> Exact<G> {
             None
         };
         let tables = Expected::of::<G>(session.rules())
-            .map(|expected| cache::tables(&key, &probe::directory(), &expected));
+            .map(|expected| cache::tables(&key, folder, &expected));
         Exact {
             key,
             solution,
@@ -144,8 +145,8 @@ impl<G: Game> Exact<G> {
     /// Starts what the session's game needs before any clock runs (the
     /// solved table's build; the tables opened and their slices' numbering
     /// readied), without waiting; the table files left out.
-    pub fn prepare(session: &Session<G>) -> Vec<FileError> {
-        let exact = Exact::open(session, || true);
+    pub fn prepare(session: &Session<G>, folder: &Path) -> Vec<FileError> {
+        let exact = Exact::open(session, folder, || true);
         if let (Some(tables), Some(endgame)) = (&exact.tables, G::endgame()) {
             for slice in tables.slices() {
                 (endgame.slice_size)(slice);
@@ -350,11 +351,12 @@ impl<G: Game> Exact<G> {
 /// Table files left out are given to `left_out`.
 pub fn solve<G: Game>(
     session: &Session<G>,
+    folder: &Path,
     proof: ProofSettings<'_>,
     stop: &AtomicBool,
     left_out: &mut dyn FnMut(FileError),
 ) -> Result<Solved<G::Move>, Unsolved> {
-    let mut exact = Exact::open(session, || stop.load(Ordering::Relaxed));
+    let mut exact = Exact::open(session, folder, || stop.load(Ordering::Relaxed));
     exact.problems().into_iter().for_each(&mut *left_out);
     if let Some(analysis) = exact.analyse(session) {
         return Ok(Solved::Known(analysis));

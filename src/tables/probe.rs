@@ -1,7 +1,6 @@
 //! The tables of one ruleset, opened once, looked up by position.
 
 use std::path::{Path, PathBuf};
-use std::sync::{Mutex, OnceLock};
 
 use menagerie_rules::game::endgame::Slice;
 use menagerie_rules::game::Game;
@@ -175,11 +174,6 @@ impl Tables {
     }
 }
 
-fn directory_slot() -> &'static Mutex<Option<PathBuf>> {
-    static DIRECTORY: OnceLock<Mutex<Option<PathBuf>>> = OnceLock::new();
-    DIRECTORY.get_or_init(|| Mutex::new(None))
-}
-
 /// Where tables are kept unless told otherwise: `$MENAGERIE_TABLES`, else
 /// the user's cache folder (`$XDG_CACHE_HOME/menagerie/tables`, or
 /// `~/.cache/menagerie/tables`), else `menagerie-tables` here.
@@ -199,15 +193,4 @@ pub fn default_directory() -> PathBuf {
         Some(home) => home.join(".cache").join("menagerie").join("tables"),
         None => PathBuf::from("menagerie-tables"),
     }
-}
-
-/// The folder this process probes (the engine's `TablePath`).
-pub fn directory() -> PathBuf {
-    let slot = directory_slot().lock().unwrap_or_else(|e| e.into_inner());
-    slot.clone().unwrap_or_else(default_directory)
-}
-
-/// Sets the folder this process probes; `None` for the default.
-pub fn set_directory(dir: Option<PathBuf>) {
-    *directory_slot().lock().unwrap_or_else(|e| e.into_inner()) = dir;
 }

@@ -289,6 +289,7 @@ pub fn positions(games: &[Entry]) -> Vec<Position> {
                         threads: 1,
                         checkpoint: None,
                         certificate: None,
+                        tables: menagerie_tables::probe::default_directory(),
                     },
                     &mut menagerie_search::Silent
                 ),

@@ -13,7 +13,8 @@ use menagerie_tables::Value;
 
 /// The exact layer's values of the session's position and its moves.
 fn analyse(session: &Session<Hdk>) -> Option<Analysis<<Hdk as Game>::Move>> {
-    Exact::open(session, || false).analyse(session)
+    let folder = menagerie_tables::probe::default_directory();
+    Exact::open(session, &folder, || false).analyse(session)
 }
 
 /// The move the search plays from exact knowledge.

@@ -74,16 +74,14 @@ class VerifiedTables:
     folder of verified tables through the `menagerie` package."""
 
     def __init__(self, folder, ruleset):
-        import os
-
-        os.environ["MENAGERIE_TABLES"] = folder
         import menagerie
 
         self.menagerie, self.ruleset, self.probes = menagerie, " ".join(ruleset), 0
+        self.folder = str(folder)
 
     def value(self, board, side, clock):
         state = self.menagerie.State("awithlaknannai-mosona", self.ruleset, notation(board, side, clock))
-        answer = state.solve(nodes=0)
+        answer = state.solve(nodes=0, tables=self.folder)
         if answer.source != "tables":
             return None
         self.probes += 1

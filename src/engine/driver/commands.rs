@@ -102,7 +102,7 @@ impl<C: Catalogue> Engine<C> {
             session: self.session.as_ref(),
             games: self.games,
             threads: self.settings.threads,
-            tables: menagerie_tables::probe::directory(),
+            tables: self.settings.tables.clone(),
         }
     }
 
@@ -148,13 +148,8 @@ impl<C: Catalogue> Engine<C> {
     /// its search wants (not for a game chosen by options alone, which a
     /// GUI may set in any order before the game it means).
     pub(super) fn new_game(&mut self, session: Box<dyn EngineSession>, prepare: bool) {
-        let words = session
-            .ruleset()
-            .to_string()
-            .split_whitespace()
-            .map(String::from)
-            .collect();
-        self.rules.insert(session.game_id(), words);
+        self.rules
+            .insert(session.game_id(), session.ruleset().clone());
         self.session = session;
         self.base = Some(None);
         self.setup(prepare);

@@ -48,6 +48,7 @@ use crate::task::Catalogue;
 use crate::worker::{self, Job};
 use menagerie_nnue::Network;
 use menagerie_rules::catalogue::Standard;
+use menagerie_rules::game::Ruleset;
 use menagerie_rules::rng::Rng;
 use menagerie_search::{Settings, Shared};
 use menagerie_wire::command::{parse_line, Class, Command, ParseError};
@@ -159,7 +160,7 @@ struct Engine<C: Catalogue> {
     move_overhead_ms: u64,
     /// The ruleset words of each game, as `UCI_Variant` and the
     /// `<game>.<key>` options (or the last `newgame`) chose them.
-    rules: HashMap<&'static str, Vec<String>>,
+    rules: HashMap<&'static str, Ruleset>,
     /// A UGI session (`ugi`): options and games as UGI sees them.
     ugi: bool,
     jobs: Sender<(Job, Sender<bool>)>,

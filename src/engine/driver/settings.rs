@@ -10,6 +10,7 @@ use crate::session::Entry;
 use crate::task::Catalogue;
 use menagerie_nnue::{Network, NetworkError};
 use menagerie_rules::catalogue;
+use menagerie_rules::game::Ruleset;
 use menagerie_rules::rng::Rng;
 use menagerie_search::{Settings, Shared};
 use menagerie_wire::reply::Reply;
@@ -34,7 +35,8 @@ impl<C: Catalogue> Engine<C> {
                     // A folder, or none yet (`tables build` makes it).
                     menagerie_os::files::folder(dir, false).map_err(OptionError::TablePath)?;
                 }
-                menagerie_tables::probe::set_directory(dir)
+                self.settings.tables =
+                    dir.unwrap_or_else(menagerie_tables::probe::default_directory);
             }
             Setting::UseTables(on) => self.settings.exact = on,
             Setting::UseNetwork(on) => {
@@ -49,7 +51,11 @@ impl<C: Catalogue> Engine<C> {
             Setting::MoveOverhead(ms) => self.move_overhead_ms = ms,
             Setting::Tuned => {}
             Setting::Variant(game) => self.switch_to(game, None),
-            Setting::Rule { game, word } => self.switch_to(game, Some(word)),
+            Setting::Rule {
+                game,
+                option,
+                choice,
+            } => self.switch_to(game, Some((option, choice))),
         }
         Ok(())
     }
@@ -86,10 +92,7 @@ impl<C: Catalogue> Engine<C> {
         if entry.id == self.session.game_id() {
             self.session.network_fits(&net).map_err(refuse)?;
         } else {
-            let words = self.rules.get(entry.id).cloned().unwrap_or_default();
-            let session = entry
-                .session(&words)
-                .expect("remembered ruleset words are the game's own");
+            let session = entry.session_of(&self.ruleset_of(entry));
             session.network_fits(&net).map_err(refuse)?;
         }
         let describe = net.describe();
@@ -110,12 +113,8 @@ impl<C: Catalogue> Engine<C> {
         if !self.use_network {
             return None;
         }
-        let game = self.session.game_id();
-        let net = match self.networks.get(game) {
-            Some(net) => net.clone(),
-            None => menagerie_nnue::builtin::network(game, self.session.seats_in_play().len())?,
-        };
-        self.session.network_fits(&net).is_ok().then_some(net)
+        let loaded = self.networks.get(self.session.game_id());
+        crate::session::choose_network(self.session.as_ref(), loaded)
     }
 
     /// The settings of a search of the current game: the network chosen.
@@ -135,19 +134,25 @@ impl<C: Catalogue> Engine<C> {
     /// Chooses `game` (after changing one ruleset option of it): a new
     /// game at its start, unless the option belongs to another game, which
     /// then only remembers it.
-    pub(super) fn switch_to(&mut self, game: &'static Entry, word: Option<String>) {
-        let words = self.rules.entry(game.id).or_default();
-        if let Some(word) = word {
-            let key = word.split('=').next().unwrap_or("").to_string();
-            words.retain(|w| w.split('=').next() != Some(key.as_str()));
-            words.push(word);
+    pub(super) fn switch_to(&mut self, game: &'static Entry, choice: Option<(usize, usize)>) {
+        let mut ruleset = self.ruleset_of(game);
+        if let Some((option, value)) = choice {
+            ruleset = ruleset.with_choice(option, value);
+            self.rules.insert(game.id, ruleset.clone());
             if self.session.game_id() != game.id {
                 return;
             }
         }
-        let session = game
-            .session(words)
-            .expect("option values come from the game's own list");
+        let session = game.session_of(&ruleset);
         self.new_game(session, false);
+    }
+
+    /// The ruleset the options chose for `game`: its defaults until one
+    /// is set.
+    pub(super) fn ruleset_of(&self, game: &'static Entry) -> Ruleset {
+        self.rules
+            .get(game.id)
+            .cloned()
+            .unwrap_or_else(|| Ruleset::defaults(game.options))
     }
 }

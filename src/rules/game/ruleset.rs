@@ -138,6 +138,18 @@ impl Ruleset {
         self.specs[index].values[self.choices[index] as usize]
     }
 
+    /// The same ruleset with option number `option` (in the game's
+    /// declared order) at its value number `choice`.
+    ///
+    /// # Panics
+    /// When either is out of the declared range: a programming error.
+    pub fn with_choice(&self, option: usize, choice: usize) -> Ruleset {
+        assert!(choice < self.specs[option].values.len(), "a declared value");
+        let mut changed = self.clone();
+        changed.choices[option] = choice as u8;
+        changed
+    }
+
     pub fn specs(&self) -> &'static [OptionSpec] {
         self.specs
     }
