@@ -361,6 +361,7 @@ const state = {
   stepOnce: false,
   undone: [], // moves taken back by Undo, for Redo, last undo last
   hintMove: null,
+  zoomed: false, // the phone's board drawn wider than the screen (Zoom)
   notation: '',
   side: '',
   status: 'ongoing',
@@ -532,8 +533,14 @@ async function sync() {
 function noteCaptures(before, after) {
   const n = state.moves.length - 1;
   if (!state.captures) state.captures = [];
+  // The same position read again (a refused Set position puts the game
+  // back): the last move's captures stay.
+  if (before && before === after) {
+    state.captures.length = Math.min(state.captures.length, Math.max(0, n + 1));
+    return;
+  }
   state.captures.length = Math.max(0, n);
-  if (n < 0 || !before || !after || before === after) return;
+  if (n < 0 || !before || !after) return;
   const layout = GAMES[state.game].layout(state.options);
   const old = parsePosition(state.game, layout, before).pieces;
   const now = parsePosition(state.game, layout, after).pieces;
@@ -1283,7 +1290,8 @@ function render() {
     el('line', { x1: bx - d, y1: by + d, x2: bx + d, y2: by - d, class: 'ghost-badge-cross' }, badge);
   }
   // Zoomed on a phone: every point's target at least 44 px across.
-  board.classList.toggle('zoomed', state.zoomed);
+  // Forced, never flipped: a redraw must not change the zoom.
+  board.classList.toggle('zoomed', state.zoomed === true);
   const targetSize = 2 * (layout.radius + 4);
   board.style.setProperty('--zoomed-width', `${Math.ceil(layout.width * Math.max(1, 44 / targetSize))}px`);
   animateLastMove(svg, layout, ply);
