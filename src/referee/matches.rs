@@ -386,10 +386,7 @@ impl<'a> Match<'a> {
         let config = self.config;
         let fingerprint = &self.fingerprint;
         let names = config.play.names();
-        let mut session = config.play.rules.session(config.play.entry);
-        session
-            .set_position(Some(&done.start), &[])
-            .expect("checked");
+        let entry = config.play.entry;
         let finished = &done.finished;
         // The winner and the engine that forfeited follow from the result.
         let detail = match &finished.ending {
@@ -402,8 +399,10 @@ impl<'a> Match<'a> {
         Record {
             fingerprint: *fingerprint,
             game: config.play.entry.id.to_string(),
-            rules: session
-                .ruleset()
+            rules: config
+                .play
+                .rules
+                .ruleset
                 .to_string()
                 .split_whitespace()
                 .map(String::from)
@@ -419,7 +418,7 @@ impl<'a> Match<'a> {
                 .iter()
                 .map(|&s| {
                     (
-                        session.seat_letter_of(s),
+                        entry.seat_letter(s),
                         names[done.engine_of_seat[s as usize]].to_string(),
                     )
                 })

@@ -58,6 +58,12 @@ pub struct GameEntry<A: Attach = Rules> {
 }
 
 impl<A: Attach> GameEntry<A> {
+    /// The letter of `seat` ([`Game::seat_letter`]), known without a
+    /// position.
+    pub fn seat_letter(&self, seat: crate::game::Seat) -> char {
+        self.seat_letters[seat as usize]
+    }
+
     /// The entry of game `G`.
     pub const fn of<G: Game>() -> GameEntry<A> {
         GameEntry {

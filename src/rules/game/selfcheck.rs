@@ -43,6 +43,9 @@ pub enum Broken {
     /// Moves exist, yet the outcome is this.
     MovesAndOutcome(String),
     WinnerNotInPlay(Seat),
+    /// A seat's letter is not its entry in [`Game::SEAT_LETTERS`], which
+    /// the catalogue (and the referee's records) read without a position.
+    SeatLetter(Seat),
     SideNotInPlay,
     StatusDiffers,
     DrawRuleOverDecision,
@@ -105,6 +108,9 @@ impl fmt::Display for Broken {
             Broken::NoMovesNoOutcome => f.write_str("no legal moves but no outcome"),
             Broken::MovesAndOutcome(o) => write!(f, "legal moves exist but the outcome is {o}"),
             Broken::WinnerNotInPlay(seat) => write!(f, "winner seat {seat} is not in play"),
+            Broken::SeatLetter(seat) => {
+                write!(f, "seat {seat}'s letter is not SEAT_LETTERS[{seat}]")
+            }
             Broken::SideNotInPlay => f.write_str("the side to move is not a seat in play"),
             Broken::StatusDiffers => f.write_str("status differs between session and history"),
             Broken::DrawRuleOverDecision => f.write_str("a draw rule overrode a decisive result"),
@@ -248,9 +254,21 @@ fn check_position<G: Game>(session: &Session<G>) -> Result<(), Broken> {
     position.generate(&mut moves);
     check_moves(position, &moves)?;
     check_handed_turns(session)?;
+    check_seat_letters(position)?;
     check_actions::<G>(&moves)?;
     check_shortcuts(position, &moves)?;
     check_outcome(session, &moves)
+}
+
+fn check_seat_letters<G: Game>(position: &G) -> Result<(), Broken> {
+    match position
+        .seats()
+        .iter()
+        .find(|&&seat| G::SEAT_LETTERS.get(seat as usize) != Some(&G::seat_letter(seat)))
+    {
+        Some(&seat) => Err(Broken::SeatLetter(seat)),
+        None => Ok(()),
+    }
 }
 
 /// A copy equals its original; the notation reads back to the same
