@@ -82,6 +82,24 @@ impl Game for TakeAway {
     type Undo = ();
     type Rules = Rules;
 
+    /// No men: one point, the pile, and one plane, the stones left.
+    const PIECE_KINDS: &'static [&'static str] = &[];
+    const EXTRA_PLANES: &'static [&'static str] = &["stones left"];
+
+    fn points(&self) -> usize {
+        1
+    }
+
+    fn men(&self, _out: &mut Vec<menagerie_rules::game::observation::Man>) {}
+
+    fn point_name(&self, _point: usize) -> String {
+        "pile".to_string()
+    }
+
+    fn extra_planes(&self, _seat: Seat, out: &mut [f32]) {
+        out[0] = f32::from(self.stones) / f32::from(self.rules.stones);
+    }
+
     const ID: &'static str = "take-away";
     const NAME: &'static str = "Take-away";
     const SEAT_NAMES: &'static [&'static str] = &["First", "Second"];

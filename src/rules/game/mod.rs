@@ -8,6 +8,7 @@
 
 pub mod endgame;
 pub mod inputs;
+pub mod observation;
 pub mod perft;
 pub mod playout;
 pub mod ruleset;
@@ -285,6 +286,37 @@ pub trait Game: Clone + PartialEq + Eq + fmt::Debug + fmt::Display + Send + Sync
     /// than any table cost a count, not a numbering.
     fn table_slice(&self) -> Option<endgame::Slice> {
         self.table_key().map(|key| key.slice)
+    }
+
+    /// Names of the piece kinds, in the order of [`observation::Man::kind`].
+    const PIECE_KINDS: &'static [&'static str];
+
+    /// How many points the board has (a tensor plane's length,
+    /// [`observation`]).
+    fn points(&self) -> usize;
+
+    /// Every man on the board, appended to `out`.
+    fn men(&self, out: &mut Vec<observation::Man>);
+
+    /// A point's name in the game's notation (`a1`).
+    fn point_name(&self, point: usize) -> String;
+
+    /// `point` as `seat` sees it: by default as it is; a game whose board
+    /// is symmetric under a turn that takes one seat's side to another's
+    /// turns it, as its network inputs do.
+    fn seen_from(&self, point: usize, seat: Seat) -> usize {
+        let _ = seat;
+        point
+    }
+
+    /// Names of the game's own tensor planes, after the common ones
+    /// ([`observation`]).
+    const EXTRA_PLANES: &'static [&'static str] = &[];
+
+    /// Fills the game's own planes as `seat` sees them: `out` holds
+    /// `EXTRA_PLANES.len()` planes of [`Game::points`] numbers, zeroed.
+    fn extra_planes(&self, seat: Seat, out: &mut [f32]) {
+        let _ = (seat, out);
     }
 
     /// The inputs of a learned evaluation ([`inputs`]); `None`, the

@@ -46,6 +46,8 @@ pub enum Broken {
     /// A seat's letter is not its entry in [`Game::SEAT_LETTERS`], which
     /// the catalogue (and the referee's records) read without a position.
     SeatLetter(Seat),
+    /// The observation tensor ([`super::observation`]): what is wrong.
+    Observation(String),
     SideNotInPlay,
     StatusDiffers,
     DrawRuleOverDecision,
@@ -108,6 +110,7 @@ impl fmt::Display for Broken {
             Broken::NoMovesNoOutcome => f.write_str("no legal moves but no outcome"),
             Broken::MovesAndOutcome(o) => write!(f, "legal moves exist but the outcome is {o}"),
             Broken::WinnerNotInPlay(seat) => write!(f, "winner seat {seat} is not in play"),
+            Broken::Observation(what) => write!(f, "observation: {what}"),
             Broken::SeatLetter(seat) => {
                 write!(f, "seat {seat}'s letter is not SEAT_LETTERS[{seat}]")
             }
@@ -255,9 +258,49 @@ fn check_position<G: Game>(session: &Session<G>) -> Result<(), Broken> {
     check_moves(position, &moves)?;
     check_handed_turns(session)?;
     check_seat_letters(position)?;
+    check_observation(position)?;
     check_actions::<G>(&moves)?;
     check_shortcuts(position, &moves)?;
     check_outcome(session, &moves)
+}
+
+/// For every seat of the game's geometry: the tensor has its shape, its
+/// numbers lie in [0, 1], the board turned for the seat is a permutation
+/// of the points, and the men's planes hold one 1 per man, where it stands.
+fn check_observation<G: Game>(position: &G) -> Result<(), Broken> {
+    use super::observation::{observe, place, shape};
+    let broken = |what: String| Err(Broken::Observation(what));
+    let shape = shape(position);
+    let mut men = Vec::new();
+    position.men(&mut men);
+    let mut out = Vec::new();
+    for seat in 0..G::SEAT_LETTERS.len() as Seat {
+        observe(position, seat, &mut out);
+        if out.len() != shape.len() {
+            return broken(format!("{} numbers, shape {shape:?}", out.len()));
+        }
+        if let Some(v) = out.iter().find(|v| !(0.0..=1.0).contains(*v)) {
+            return broken(format!("value {v} for seat {seat}"));
+        }
+        let mut seen: Vec<usize> = (0..shape.points)
+            .map(|p| position.seen_from(p, seat))
+            .collect();
+        seen.sort_unstable();
+        if seen.iter().enumerate().any(|(i, &p)| i != p) {
+            return broken(format!("seat {seat}'s turned board is no permutation"));
+        }
+        let places = G::SEAT_LETTERS.len();
+        let men_planes = &out[..G::PIECE_KINDS.len() * places * shape.points];
+        let ones = men_planes.iter().filter(|&&v| v == 1.0).count();
+        let placed = men.iter().all(|m| {
+            let plane = m.kind * places + place::<G>(m.owner, seat);
+            men_planes[plane * shape.points + position.seen_from(m.point, seat)] == 1.0
+        });
+        if ones != men.len() || !placed {
+            return broken(format!("{ones} ones for {} men, seat {seat}", men.len()));
+        }
+    }
+    Ok(())
 }
 
 fn check_seat_letters<G: Game>(position: &G) -> Result<(), Broken> {

@@ -214,6 +214,14 @@ pub trait DynSession: Send + Sync {
     fn seats_in_play(&self) -> Vec<super::Seat>;
     fn seat_letter_of(&self, seat: super::Seat) -> char;
     fn awaiting_chance(&self) -> bool;
+    /// The position as `seat` sees it, as planes ([`super::observation`]),
+    /// and the tensor's shape.
+    fn observation(&self, seat: super::Seat) -> (super::observation::Shape, Vec<f32>);
+    /// The names of the observation's planes, in order.
+    fn plane_names(&self) -> Vec<String>;
+    /// A point's index in the observation's planes as `seat` sees it,
+    /// from its name in the game's notation.
+    fn observation_point(&self, name: &str, seat: super::Seat) -> Option<usize>;
     /// The board drawing used by `d`.
     fn draw(&self) -> String;
     /// Perft split by root move (see [`super::perft::divide`]).
@@ -334,6 +342,22 @@ impl<G: Game> DynSession for Session<G> {
 
     fn seat_letter_of(&self, seat: super::Seat) -> char {
         G::seat_letter(seat)
+    }
+
+    fn observation(&self, seat: super::Seat) -> (super::observation::Shape, Vec<f32>) {
+        let mut out = Vec::new();
+        super::observation::observe(&self.position, seat, &mut out);
+        (super::observation::shape(&self.position), out)
+    }
+
+    fn plane_names(&self) -> Vec<String> {
+        super::observation::plane_names::<G>()
+    }
+
+    fn observation_point(&self, name: &str, seat: super::Seat) -> Option<usize> {
+        let position = &self.position;
+        let point = (0..position.points()).find(|&p| position.point_name(p) == name)?;
+        Some(position.seen_from(point, seat))
     }
 
     fn awaiting_chance(&self) -> bool {

@@ -16,6 +16,7 @@ mod numbering;
 use crate::bits::{nth_one_wide, ones as bits, ByteTables};
 use crate::game::endgame::{Endgame, Slice, TableKey};
 use crate::game::inputs::{InputSet, Inputs};
+use crate::game::observation::Man;
 use crate::game::{Game, OptionSpec, Outcome, Ruleset, Seat};
 use crate::notation::{
     parse_board, parse_points, resolve_points, write_row, FieldReader, MoveSyntaxError,
@@ -838,6 +839,37 @@ impl Game for Awithlaknannai {
 
     fn is_capture(&self, mv: AwMove) -> bool {
         mv.is_leap()
+    }
+
+    const PIECE_KINDS: &'static [&'static str] = &["man"];
+
+    fn points(&self) -> usize {
+        POINTS
+    }
+
+    fn point_name(&self, point: usize) -> String {
+        point_name(point as u8).to_string()
+    }
+
+    fn men(&self, out: &mut Vec<Man>) {
+        for owner in [WHITE, BLACK] {
+            for p in bits(self.pieces[owner as usize]) {
+                out.push(Man {
+                    point: p as usize,
+                    owner,
+                    kind: 0,
+                });
+            }
+        }
+    }
+
+    /// Black sees the board turned half round, as the network inputs do.
+    fn seen_from(&self, point: usize, seat: Seat) -> usize {
+        if seat == BLACK {
+            half_turn(point as u8)
+        } else {
+            point
+        }
     }
 
     /// Each man by owner (mover or other) and point, the board turned

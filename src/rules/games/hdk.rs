@@ -13,6 +13,7 @@
 use std::fmt;
 
 use crate::bits::{nth_one, nth_one_wide, ones_wide, ByteTables};
+use crate::game::observation::Man;
 use crate::game::{play_random_move, Game, OptionSpec, Outcome, Ruleset, Seat};
 use crate::notation::{
     parse_board, parse_points, resolve_points, write_row, FieldReader, MoveSyntaxError,
@@ -733,6 +734,44 @@ impl Game for Hdk {
             HdkMove::Drop(p) => p as usize,
             HdkMove::Step(a, b) => 16 + a as usize * 16 + b as usize,
             HdkMove::Jump(a, _, c) => 16 + 256 + a as usize * 16 + c as usize,
+        }
+    }
+
+    const PIECE_KINDS: &'static [&'static str] = &["tiger", "leopard"];
+
+    fn points(&self) -> usize {
+        self.geometry.points as usize
+    }
+
+    fn point_name(&self, point: usize) -> String {
+        POINT_NAMES[point].to_string()
+    }
+
+    fn men(&self, out: &mut Vec<Man>) {
+        for (owner, mask) in [(TIGER, self.tigers), (LEOPARD, self.leopards)] {
+            for point in bits(mask) {
+                out.push(Man {
+                    point,
+                    owner,
+                    kind: owner as usize,
+                });
+            }
+        }
+    }
+
+    /// Men still to drop and leopards taken, each over its most.
+    const EXTRA_PLANES: &'static [&'static str] =
+        &["tigers in hand", "leopards in hand", "leopards captured"];
+
+    fn extra_planes(&self, _seat: Seat, out: &mut [f32]) {
+        let g = self.geometry;
+        let fractions = [
+            f32::from(self.tigers_in_hand) / f32::from(g.tigers),
+            f32::from(self.leopards_in_hand) / f32::from(g.leopards),
+            f32::from(self.captured()) / f32::from(g.winning_captures),
+        ];
+        for (plane, value) in out.chunks_mut(g.points as usize).zip(fractions) {
+            plane.fill(value);
         }
     }
 

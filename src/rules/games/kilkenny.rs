@@ -16,6 +16,7 @@ mod geometry;
 use std::fmt;
 
 use crate::game::inputs::{InputSet, Inputs};
+use crate::game::observation::Man;
 use crate::game::{Game, OptionSpec, Outcome, Ruleset, Seat};
 use crate::notation::{
     number, parse_board, parse_from_to, write_row, FieldReader, MoveSyntaxError, NotationError,
@@ -746,6 +747,67 @@ impl Game for Kilkenny {
 
     fn evaluate_for(&self, seat: Seat) -> i32 {
         eval::evaluate_for(self, seat)
+    }
+
+    const PIECE_KINDS: &'static [&'static str] = &["cat"];
+
+    fn points(&self) -> usize {
+        SQUARES
+    }
+
+    fn point_name(&self, point: usize) -> String {
+        square_name(point as u8).to_string()
+    }
+
+    fn men(&self, out: &mut Vec<Man>) {
+        for (point, &c) in self.board.iter().enumerate() {
+            if c != 0 {
+                out.push(Man {
+                    point,
+                    owner: c - 1,
+                    kind: 0,
+                });
+            }
+        }
+    }
+
+    /// Every seat sees the board turned so that it sits South, as the
+    /// network inputs do.
+    fn seen_from(&self, point: usize, seat: Seat) -> usize {
+        turned_to_south(point as u8, seat as usize) as usize
+    }
+
+    /// The roll in hand, one plane per face; each place's mice; the
+    /// squares in play.
+    const EXTRA_PLANES: &'static [&'static str] = &[
+        "roll 1",
+        "roll 2",
+        "roll 3",
+        "roll 4",
+        "roll 5",
+        "roll 6",
+        "mice of place 0",
+        "mice of place 1",
+        "mice of place 2",
+        "mice of place 3",
+        "playable",
+    ];
+
+    fn extra_planes(&self, seat: Seat, out: &mut [f32]) {
+        let mut planes: Vec<&mut [f32]> = out.chunks_mut(SQUARES).collect();
+        if let Some(k) = self.roll {
+            planes[k as usize - 1].fill(1.0);
+        }
+        for (s, terrain) in TERRAIN.iter().enumerate() {
+            let seen = self.seen_from(s, seat);
+            match *terrain {
+                Terrain::Mouse(owner) => {
+                    planes[6 + crate::game::observation::place::<Kilkenny>(owner, seat)][seen] = 1.0
+                }
+                Terrain::Playable => planes[10][seen] = 1.0,
+                Terrain::Off => {}
+            }
+        }
     }
 
     fn is_capture(&self, mv: KcMove) -> bool {

@@ -15,6 +15,7 @@ use std::fmt;
 
 use crate::bits::ones as bits;
 use crate::game::inputs::{InputSet, Inputs};
+use crate::game::observation::Man;
 use crate::game::{Game, OptionSpec, Outcome, Ruleset, Seat};
 use crate::notation::{
     parse_board, parse_from_to, write_row, FieldReader, MoveSyntaxError, NotationError, PointName,
@@ -604,6 +605,38 @@ impl Game for Safari {
 
     fn evaluate(&self) -> i32 {
         eval::evaluate(self)
+    }
+
+    const PIECE_KINDS: &'static [&'static str] = &["lion", "elephant", "giraffe"];
+
+    fn points(&self) -> usize {
+        SQUARES
+    }
+
+    fn point_name(&self, point: usize) -> String {
+        square_name(point as u8).to_string()
+    }
+
+    fn men(&self, out: &mut Vec<Man>) {
+        for (point, piece) in self.board.iter().enumerate() {
+            if let Some(p) = piece {
+                out.push(Man {
+                    point,
+                    owner: p.owner,
+                    kind: p.kind as usize,
+                });
+            }
+        }
+    }
+
+    /// Angular sees the board turned half round, its base at a1, as the
+    /// network inputs do.
+    fn seen_from(&self, point: usize, seat: Seat) -> usize {
+        if seat == ANGULAR {
+            SQUARES - 1 - point
+        } else {
+            point
+        }
     }
 
     /// Each man by owner (mover or other), kind and square, the board
