@@ -17,7 +17,7 @@ use pyo3::exceptions::PyValueError;
 use pyo3::prelude::*;
 
 create_exception!(
-    _menagerie,
+    menagerie,
     MenagerieError,
     PyValueError,
     "A request the rules or the engine refuse; the message is the engine's."
@@ -54,6 +54,23 @@ struct GameInfo {
 
 #[pymethods]
 impl GameInfo {
+    /// The game's facts, by id: a pickled `GameInfo` loads as this
+    /// build's entry of the same game.
+    #[new]
+    fn new(id: &str) -> PyResult<GameInfo> {
+        catalogue::entry(&GAMES, id)
+            .map(GameInfo::of)
+            .map_err(|e| refuse("GameInfo")(&e))
+    }
+
+    fn __getnewargs__(&self) -> (String,) {
+        (self.id.clone(),)
+    }
+
+    fn __eq__(&self, other: &GameInfo) -> bool {
+        self.id == other.id
+    }
+
     fn __repr__(&self) -> String {
         format!("GameInfo(id={:?}, name={:?})", self.id, self.name)
     }
@@ -114,6 +131,31 @@ struct SearchResult {
 
 #[pymethods]
 impl SearchResult {
+    #[new]
+    fn new(best: String, score: String, depth: u32, nodes: u64, pv: Vec<String>) -> SearchResult {
+        SearchResult {
+            best,
+            score,
+            depth,
+            nodes,
+            pv,
+        }
+    }
+
+    fn __getnewargs__(&self) -> (String, String, u32, u64, Vec<String>) {
+        (
+            self.best.clone(),
+            self.score.clone(),
+            self.depth,
+            self.nodes,
+            self.pv.clone(),
+        )
+    }
+
+    fn __eq__(&self, other: &SearchResult) -> bool {
+        self.__getnewargs__() == other.__getnewargs__()
+    }
+
     fn __repr__(&self) -> String {
         format!(
             "SearchResult(best={:?}, score={:?}, depth={}, nodes={}, pv={:?})",
@@ -150,6 +192,24 @@ struct Playouts {
 
 #[pymethods]
 impl Playouts {
+    #[new]
+    fn new(games: u64, moves: u64, wins: Vec<u64>, draws: u64) -> Playouts {
+        Playouts {
+            games,
+            moves,
+            wins,
+            draws,
+        }
+    }
+
+    fn __getnewargs__(&self) -> (u64, u64, Vec<u64>, u64) {
+        (self.games, self.moves, self.wins.clone(), self.draws)
+    }
+
+    fn __eq__(&self, other: &Playouts) -> bool {
+        self.__getnewargs__() == other.__getnewargs__()
+    }
+
     fn __repr__(&self) -> String {
         format!(
             "Playouts(games={}, moves={}, wins={:?}, draws={})",
@@ -175,6 +235,24 @@ struct Solution {
 
 #[pymethods]
 impl Solution {
+    #[new]
+    fn new(value: String, moves: Vec<(String, String)>, source: String) -> Solution {
+        Solution {
+            value,
+            moves,
+            source,
+        }
+    }
+
+    #[allow(clippy::type_complexity)]
+    fn __getnewargs__(&self) -> (String, Vec<(String, String)>, String) {
+        (self.value.clone(), self.moves.clone(), self.source.clone())
+    }
+
+    fn __eq__(&self, other: &Solution) -> bool {
+        self.__getnewargs__() == other.__getnewargs__()
+    }
+
     fn __repr__(&self) -> String {
         format!(
             "Solution(value={:?}, source={:?}, moves={:?})",
@@ -188,6 +266,24 @@ impl Solution {
 #[pyclass(module = "menagerie")]
 struct State {
     session: Box<dyn EngineSession>,
+}
+
+impl State {
+    /// The seat in play whose letter is `letter`.
+    fn seat_named(
+        &self,
+        letter: &str,
+        command: &'static str,
+    ) -> PyResult<menagerie_rules::game::Seat> {
+        self.session
+            .seats_in_play()
+            .into_iter()
+            .find(|&s| self.session.seat_letter_of(s).to_string() == letter)
+            .ok_or_else(|| {
+                let letters = self.session.seat_letters().into_iter().collect::<String>();
+                refuse(command)(&format!("no seat '{letter}' in play (seats: {letters})"))
+            })
+    }
 }
 
 #[pymethods]
@@ -309,14 +405,64 @@ impl State {
         }
     }
 
-    /// Each seat's score in `seats` order: 1 for the winner, 0 for the
-    /// others, 1/2 for everyone in a draw; 0 for all while the game goes on.
+    /// Each seat's return in `seats` order, zero-sum as OpenSpiel's are:
+    /// +1 for the winner and -1/(n-1) for each of the n-1 others; 0 for
+    /// all in a draw and while the game goes on.
     fn returns(&self) -> Vec<f64> {
         let seats = self.session.seats_in_play();
+        let others = seats.len().saturating_sub(1).max(1) as f64;
         match self.session.status() {
-            Status::Over(outcome, _) => seats.iter().map(|&s| outcome.score(s)).collect(),
-            Status::Ongoing => vec![0.0; seats.len()],
+            Status::Over(Outcome::Win(winner), _) => seats
+                .iter()
+                .map(|&s| if s == winner { 1.0 } else { -1.0 / others })
+                .collect(),
+            _ => vec![0.0; seats.len()],
         }
+    }
+
+    /// The position as the seat `seat` (a letter of `seats`) sees it, as
+    /// `observation_shape` planes of points, flat, plane after plane
+    /// (docs in python/README.md: the men by kind and place from the
+    /// seat, the seat to move, the seats in play, a roll due, the
+    /// no-progress clock, the game's own planes).
+    fn observation(&self, seat: &str) -> PyResult<Vec<f32>> {
+        let seat = self.seat_named(seat, "observation")?;
+        Ok(self.session.observation(seat).1)
+    }
+
+    /// Plies since the last capture, drop or landing (the no-progress
+    /// clock).
+    #[getter]
+    fn clock(&self) -> u32 {
+        self.session.clock()
+    }
+
+    /// Most actions (moves, rolls and the leaps of a chain, one each) a
+    /// game can still take from here, by the rules: the no-progress clock
+    /// ends a game, and captures, drops and landings, the only moves that
+    /// restart it, are few.
+    #[getter]
+    fn most_actions(&self) -> u64 {
+        self.session.most_actions()
+    }
+
+    /// (planes, points) of `observation`.
+    #[getter]
+    fn observation_shape(&self) -> (usize, usize) {
+        let (shape, _) = self.session.observation(self.session.side());
+        (shape.planes, shape.points)
+    }
+
+    /// The name of each plane of `observation`, in order.
+    fn plane_names(&self) -> Vec<String> {
+        self.session.plane_names()
+    }
+
+    /// Where the point named `point` (`a1`) lies within a plane of
+    /// `observation(seat)`; None for a name that is no point.
+    fn observation_point(&self, point: &str, seat: &str) -> PyResult<Option<usize>> {
+        let seat = self.seat_named(seat, "observation_point")?;
+        Ok(self.session.observation_point(point, seat))
     }
 
     /// The legal moves (the chance outcomes when a roll is due), none
@@ -514,6 +660,9 @@ impl State {
                 search::skill::FULL_STRENGTH
             )));
         }
+        if nodes == Some(0) {
+            return Err(MenagerieError::new_err("search: nodes must be at least 1"));
+        }
         if threads == 0 || hash_mib == 0 {
             return Err(MenagerieError::new_err(
                 "search: threads and hash_mib must be at least 1",
@@ -625,6 +774,7 @@ fn _menagerie(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(games, m)?)?;
     m.add_function(wrap_pyfunction!(rulesets, m)?)?;
     m.add("MenagerieError", m.py().get_type::<MenagerieError>())?;
+    m.add("__version__", env!("CARGO_PKG_VERSION"))?;
     Ok(())
 }
 

@@ -23,6 +23,7 @@ from ._menagerie import (
     SearchResult,
     Solution,
     State,
+    __version__,
     games,
     rulesets,
 )
@@ -34,6 +35,7 @@ __all__ = [
     "SearchResult",
     "Solution",
     "State",
+    "__version__",
     "games",
     "rulesets",
 ]

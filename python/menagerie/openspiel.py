@@ -23,18 +23,13 @@ evaluator for MCTS with the rollouts played by the Rust rules.
 
 from __future__ import annotations
 
+import re
+
 import numpy as np
 import pyspiel
 from open_spiel.python.algorithms import mcts
 
 from . import _menagerie
-
-# Longest game the registration declares: the no-progress clock (100
-# plies at most) restarts only on progress that cannot be undone
-# (captures, drops), of which no game has more than 40; 1000 plies of
-# rolls and moves between.
-MAX_GAME_LENGTH = 41 * 100 + 1000
-
 
 def short_name(game_id: str) -> str:
     """OpenSpiel's name of the menagerie game `game_id`."""
@@ -55,17 +50,33 @@ def _ruleset_words(info, params) -> str:
 
 
 class _Observer:
-    """Observations as strings: the position's notation (perfect
-    information; the same for every player)."""
+    """What a player sees, as OpenSpiel asks for it: `tensor` holds the
+    menagerie planes of `State.observation` (see python/README.md) and
+    one plane more, the points of the leaps already taken of a move under
+    way (an Awithlaknannai Mosona chain, leap by leap); `dict["board"]` is
+    the same numbers as (planes, points). The games have perfect
+    information and their positions (clock included) decide what can
+    follow, so the information state is this observation too."""
 
-    def __init__(self, params):
+    def __init__(self, shape, params):
         if params:
             raise ValueError(f"observation parameters not supported: {params}")
-        self.tensor = np.zeros(0, np.float32)
-        self.dict = {}
+        planes, points = shape
+        self.tensor = np.zeros((planes + 1) * points, np.float32)
+        self.dict = {"board": self.tensor.reshape(planes + 1, points)}
+        self._points = points
 
     def set_from(self, state, player):
-        del state, player
+        m = state._menagerie
+        seat = m.seats[player]
+        self.tensor[: -self._points] = m.observation(seat)
+        chain = self.tensor[-self._points :]
+        chain.fill(0.0)
+        for action in state._partial:
+            for name in re.findall(r"[a-q][0-9]+", m.action_text(action) or ""):
+                point = m.observation_point(name, seat)
+                if point is not None:
+                    chain[point] = 1.0
 
     def string_from(self, state, player):
         del player
@@ -91,9 +102,9 @@ def _game_class(info):
         max_num_players=max(players),
         min_num_players=min(players),
         provides_information_state_string=True,
-        provides_information_state_tensor=False,
+        provides_information_state_tensor=True,
         provides_observation_string=True,
-        provides_observation_tensor=False,
+        provides_observation_tensor=True,
         parameter_specification={
             key: _parameter_default(values) for key, values in info.options
         },
@@ -121,16 +132,29 @@ def _game_class(info):
                 min_utility=-1.0,
                 max_utility=1.0,
                 utility_sum=0.0,
-                max_game_length=MAX_GAME_LENGTH,
+                max_game_length=start.most_actions,
             )
             super().__init__(game_type, game_info, params)
+            self._shape = start.observation_shape
 
         def new_initial_state(self):
             return State(self)
 
         def make_py_observer(self, iig_obs_type=None, params=None):
             del iig_obs_type
-            return _Observer(params)
+            return _Observer(self._shape, params)
+
+        def observation_tensor_shape(self):
+            planes, points = self._shape
+            return [planes + 1, points]
+
+        def information_state_tensor_shape(self):
+            return self.observation_tensor_shape()
+
+        def __reduce__(self):
+            # pyspiel's own convention: a game pickles as its parameters
+            # and loads again by name.
+            return (pyspiel.load_game, (short_name(info.id), self.get_parameters()))
 
     class State(pyspiel.State):
         __doc__ = f"A position of {info.name}, kept by menagerie's rules."
@@ -195,12 +219,11 @@ def _game_class(info):
             return self._menagerie.is_over
 
         def returns(self):
-            m = self._menagerie
-            n = len(m.seats)
-            if not m.is_over or m.winner is None:
-                return [0.0] * n
-            winner = m.seats.index(m.winner)
-            return [1.0 if i == winner else -1.0 / (n - 1) for i in range(n)]
+            return self._menagerie.returns()
+
+        def __reduce__(self):
+            # As pyspiel's states: the game, then the actions from its start.
+            return (_state_from_history, (self.get_game(), self.history()))
 
         def __str__(self):
             # Mid-chain the leaps taken so far are part of the state.
@@ -209,6 +232,13 @@ def _game_class(info):
 
     pyspiel.register_game(game_type, Game)
     return Game
+
+
+def _state_from_history(game, actions):
+    state = game.new_initial_state()
+    for action in actions:
+        state.apply_action(action)
+    return state
 
 
 GAMES = {info.id: _game_class(info) for info in _menagerie.games()}

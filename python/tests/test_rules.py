@@ -76,10 +76,13 @@ def test_random_play_keeps_the_invariants(game, ruleset):
         assert len(returns) == len(state.seats)
         if state.is_over:
             assert state.end_reason
+            # Zero-sum, as OpenSpiel's returns.
+            assert sum(returns) == pytest.approx(0.0)
             if state.winner is None:
-                assert returns == [0.5] * len(state.seats)
+                assert returns == [0.0] * len(state.seats)
             else:
-                assert sorted(returns) == [0.0] * (len(returns) - 1) + [1.0]
+                lost = -1.0 / (len(returns) - 1)
+                assert sorted(returns) == [lost] * (len(returns) - 1) + [1.0]
                 assert returns[state.seats.index(state.winner)] == 1.0
         else:
             assert returns == [0.0] * len(state.seats)

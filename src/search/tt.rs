@@ -114,7 +114,14 @@ impl Table {
     /// the allocation itself would succeed and the process be killed later.
     pub fn try_new(mib: usize) -> Result<Table, TableError> {
         memory::allocate_large_blocks_lazily();
-        let count = (mib.max(1) << 20) / 16;
+        // A size past the address space is refused, not wrapped round.
+        let Some(asked) = mib.max(1).checked_mul(1 << 20) else {
+            return Err(TableError {
+                mib: mib as u64,
+                headroom: memory::headroom(),
+            });
+        };
+        let count = asked / 16;
         let count =
             (count.next_power_of_two() / if count.is_power_of_two() { 1 } else { 2 }).max(1);
         let bytes = count as u64 * 16;

@@ -92,6 +92,11 @@ impl Game for TakeAway {
 
     fn men(&self, _out: &mut Vec<menagerie_rules::game::observation::Man>) {}
 
+    /// Every take is progress: at most one per stone.
+    fn progress_left(&self) -> u32 {
+        u32::from(self.stones)
+    }
+
     fn point_name(&self, _point: usize) -> String {
         "pile".to_string()
     }

@@ -301,6 +301,38 @@ pub trait Game: Clone + PartialEq + Eq + fmt::Debug + fmt::Display + Send + Sync
     /// A point's name in the game's notation (`a1`).
     fn point_name(&self, point: usize) -> String;
 
+    /// Most plies from here on that can restart the no-progress clock: by
+    /// default one per man on the board (captures only remove men). A game
+    /// with drops or landings counts those too.
+    fn progress_left(&self) -> u32 {
+        let mut men = Vec::new();
+        self.men(&mut men);
+        men.len() as u32
+    }
+
+    /// Most plies the game can last from here: the clock ends it after
+    /// [`Game::NO_PROGRESS_LIMIT`] plies without progress, and progress
+    /// comes at most [`Game::progress_left`] times. Every ply lowers it by
+    /// one at least (the random-play check holds each game to that).
+    fn most_plies(&self) -> u64 {
+        let limit = u64::from(Self::NO_PROGRESS_LIMIT);
+        let now = limit.saturating_sub(u64::from(self.clock()));
+        now + u64::from(self.progress_left()) * (limit + 1)
+    }
+
+    /// Most actions ([`Game::move_actions`]) the game can take from here:
+    /// a roll before every ply where there is chance, and a move of
+    /// several actions takes one more per man it captures.
+    fn most_actions(&self) -> u64 {
+        let actions = u64::from(self.progress_left());
+        if !Self::HAS_CHANCE {
+            return self.most_plies() + actions;
+        }
+        // Where a player moves, this ply's roll is already made.
+        let rolled = u64::from(!self.is_chance());
+        2 * self.most_plies() - rolled + actions
+    }
+
     /// `point` as `seat` sees it: by default as it is; a game whose board
     /// is symmetric under a turn that takes one seat's side to another's
     /// turns it, as its network inputs do.

@@ -48,6 +48,9 @@ pub enum Broken {
     SeatLetter(Seat),
     /// The observation tensor ([`super::observation`]): what is wrong.
     Observation(String),
+    /// A move that did not lower [`Game::most_plies`] (a roll that raised
+    /// it): the move, the bound before and after.
+    MostPlies(String, u64, u64),
     SideNotInPlay,
     StatusDiffers,
     DrawRuleOverDecision,
@@ -111,6 +114,9 @@ impl fmt::Display for Broken {
             Broken::MovesAndOutcome(o) => write!(f, "legal moves exist but the outcome is {o}"),
             Broken::WinnerNotInPlay(seat) => write!(f, "winner seat {seat} is not in play"),
             Broken::Observation(what) => write!(f, "observation: {what}"),
+            Broken::MostPlies(mv, before, after) => {
+                write!(f, "{mv} took the most plies left from {before} to {after}")
+            }
             Broken::SeatLetter(seat) => {
                 write!(f, "seat {seat}'s letter is not SEAT_LETTERS[{seat}]")
             }
@@ -259,9 +265,35 @@ fn check_position<G: Game>(session: &Session<G>) -> Result<(), Broken> {
     check_handed_turns(session)?;
     check_seat_letters(position)?;
     check_observation(position)?;
+    check_most_plies(position, &moves)?;
     check_actions::<G>(&moves)?;
     check_shortcuts(position, &moves)?;
     check_outcome(session, &moves)
+}
+
+/// The bound on the game's length is a countdown: every ply lowers it,
+/// a roll never raises it.
+fn check_most_plies<G: Game>(position: &G, moves: &[G::Move]) -> Result<(), Broken> {
+    // The clock has ended the game: nothing is played from here.
+    if position.clock() >= G::NO_PROGRESS_LIMIT {
+        return Ok(());
+    }
+    let before = position.most_plies();
+    let mut child = position.clone();
+    for &mv in moves {
+        let undo = child.play(mv);
+        let after = child.most_plies();
+        child.undo(mv, undo);
+        let lowered = if position.is_chance() {
+            after <= before
+        } else {
+            after < before
+        };
+        if !lowered {
+            return Err(Broken::MostPlies(mv.to_string(), before, after));
+        }
+    }
+    Ok(())
 }
 
 /// For every seat of the game's geometry: the tensor has its shape, its

@@ -219,6 +219,11 @@ pub trait DynSession: Send + Sync {
     fn observation(&self, seat: super::Seat) -> (super::observation::Shape, Vec<f32>);
     /// The names of the observation's planes, in order.
     fn plane_names(&self) -> Vec<String>;
+    /// Most actions (rolls included) a game from this position can take
+    /// ([`super::Game::most_actions`]).
+    fn most_actions(&self) -> u64;
+    /// Plies since the last progress (capture, drop or landing).
+    fn clock(&self) -> u32;
     /// A point's index in the observation's planes as `seat` sees it,
     /// from its name in the game's notation.
     fn observation_point(&self, name: &str, seat: super::Seat) -> Option<usize>;
@@ -352,6 +357,14 @@ impl<G: Game> DynSession for Session<G> {
 
     fn plane_names(&self) -> Vec<String> {
         super::observation::plane_names::<G>()
+    }
+
+    fn most_actions(&self) -> u64 {
+        self.position.most_actions()
+    }
+
+    fn clock(&self) -> u32 {
+        self.position.clock()
     }
 
     fn observation_point(&self, name: &str, seat: super::Seat) -> Option<usize> {

@@ -759,6 +759,13 @@ impl Game for Hdk {
         }
     }
 
+    /// Drops and captures: every man in hand is dropped once, and every
+    /// leopard, on the board or in hand, can be captured once.
+    fn progress_left(&self) -> u32 {
+        let in_hand = u32::from(self.tigers_in_hand) + u32::from(self.leopards_in_hand);
+        in_hand + self.leopards.count_ones() + u32::from(self.leopards_in_hand)
+    }
+
     /// Men still to drop and leopards taken, each over its most.
     const EXTRA_PLANES: &'static [&'static str] =
         &["tigers in hand", "leopards in hand", "leopards captured"];

@@ -771,6 +771,15 @@ impl Game for Kilkenny {
         }
     }
 
+    /// Captures and landings: every cat off the mice can be captured
+    /// once, and every empty mouse of a seat in play landed on once (a
+    /// landing takes one of each).
+    fn progress_left(&self) -> u32 {
+        let cats = self.board.iter().filter(|&&c| c != 0).count() as u32;
+        let home: u32 = self.home.iter().map(|&h| u32::from(h)).sum();
+        (cats - home) + (2 * self.seats.len() as u32 - home)
+    }
+
     /// Every seat sees the board turned so that it sits South, as the
     /// network inputs do.
     fn seen_from(&self, point: usize, seat: Seat) -> usize {
