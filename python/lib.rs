@@ -28,6 +28,42 @@ fn refuse(command: &'static str) -> impl Fn(&dyn std::fmt::Display) -> PyErr {
     move |error| MenagerieError::new_err(format!("{command}: {error}"))
 }
 
+/// Runs `work` on a thread of its own, the GIL released, while this
+/// thread looks for signals every 20 ms: Ctrl-C (or any signal handler
+/// that raises) sets `stop`, waits for `work` to wind down (the state is
+/// never left half changed: these calls change nothing) and raises the
+/// handler's exception. A panic in `work` becomes a `MenagerieError`.
+fn interruptible<T: Send>(
+    py: Python<'_>,
+    command: &'static str,
+    stop: &AtomicBool,
+    work: impl FnOnce() -> T + Send,
+) -> PyResult<T> {
+    std::thread::scope(|scope| {
+        let worker = std::thread::Builder::new()
+            .name(format!("menagerie {command}"))
+            .spawn_scoped(scope, work)
+            .map_err(|e| refuse(command)(&format!("cannot start a thread: {e}")))?;
+        let mut signalled = None;
+        while !worker.is_finished() {
+            py.detach(|| std::thread::sleep(std::time::Duration::from_millis(20)));
+            if signalled.is_none() {
+                if let Err(e) = py.check_signals() {
+                    stop.store(true, std::sync::atomic::Ordering::Relaxed);
+                    signalled = Some(e);
+                }
+            }
+        }
+        let done = worker
+            .join()
+            .map_err(|_| refuse(command)(&"the computation failed (a bug: please report it)"));
+        match signalled {
+            Some(e) => Err(e),
+            None => done,
+        }
+    })
+}
+
 /// What a game declares about itself.
 #[pyclass(frozen, get_all, module = "menagerie")]
 struct GameInfo {
@@ -532,13 +568,13 @@ impl State {
 
     /// The leaf count of the move tree `depth` player moves deep (a roll
     /// spends no depth: its outcomes are summed).
-    fn perft(&self, py: Python<'_>, depth: u32) -> u64 {
+    fn perft(&self, py: Python<'_>, depth: u32) -> PyResult<u64> {
         let session = &self.session;
-        py.detach(|| {
-            session
-                .perft_divide(depth, &AtomicBool::new(false), &mut |_, _| {})
-                .expect("perft without a stop signal finishes")
-        })
+        let stop = AtomicBool::new(false);
+        interruptible(py, "perft", &stop, || {
+            session.perft_divide(depth, &stop, &mut |_, _| {})
+        })?
+        .ok_or_else(|| refuse("perft")(&"stopped"))
     }
 
     /// `games` games from here, each move and roll drawn uniformly among
@@ -547,7 +583,7 @@ impl State {
     /// state is unchanged. A game already over counts `games` times as it
     /// ended. The random draws come from `seed` alone.
     #[pyo3(signature = (games = 1, seed = 0))]
-    fn random_playouts(&self, py: Python<'_>, games: u64, seed: u64) -> Playouts {
+    fn random_playouts(&self, py: Python<'_>, games: u64, seed: u64) -> PyResult<Playouts> {
         let seats = self.session.seats_in_play();
         let mut totals = Playouts {
             games,
@@ -563,7 +599,10 @@ impl State {
             Status::Over(Outcome::Draw, _) => totals.draws = games,
             Status::Ongoing => {
                 let session = &self.session;
-                let stats = py.detach(|| session.playouts(games, seed, &AtomicBool::new(false)));
+                let stop = AtomicBool::new(false);
+                let stats = interruptible(py, "random_playouts", &stop, || {
+                    session.playouts(games, seed, &stop)
+                })?;
                 totals.moves = stats.moves;
                 totals.draws = stats.draws;
                 for (place, &seat) in seats.iter().enumerate() {
@@ -571,7 +610,7 @@ impl State {
                 }
             }
         }
-        totals
+        Ok(totals)
     }
 
     /// The board as `d` draws it.
@@ -694,12 +733,13 @@ impl State {
         let shared = search::Shared::try_with_stop(hash_mib, Default::default())
             .map_err(|e| MenagerieError::new_err(format!("search: {e}")))?;
         let session = &self.session;
-        let (result, last) = py.detach(|| {
+        let stop = std::sync::Arc::clone(&shared.stop);
+        let (result, last) = interruptible(py, "search", &stop, || {
             let mut last = LastInfo::default();
             session.prepare_search(&settings, &mut search::Silent);
             let result = session.search(&limits, &shared, &settings, &mut last);
             (result, last)
-        });
+        })?;
         let best = result
             .best
             .ok_or_else(|| MenagerieError::new_err("search: no move to choose"))?;
@@ -733,8 +773,10 @@ impl State {
             tables: tables_folder(tables),
         };
         let session = &self.session;
-        let answer =
-            py.detach(|| session.solve(&AtomicBool::new(false), &request, &mut search::Silent));
+        let stop = AtomicBool::new(false);
+        let answer = interruptible(py, "solve", &stop, || {
+            session.solve(&stop, &request, &mut search::Silent)
+        })?;
         match answer {
             Ok(Solved::Known(analysis)) => Ok(Solution {
                 value: analysis.value.to_string(),

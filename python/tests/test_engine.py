@@ -72,3 +72,37 @@ def test_solve_by_proof_search_when_nothing_is_known():
     solution = state.solve(nodes=2000)
     assert solution.source == "proof"
     assert solution.moves == []
+
+
+@pytest.mark.parametrize(
+    "call",
+    [
+        lambda s: s.perft(40),
+        lambda s: s.random_playouts(10**12, 1),
+        lambda s: s.search(depth=100),
+        lambda s: s.solve(nodes=10**15),
+    ],
+    ids=["perft", "random_playouts", "search", "solve"],
+)
+def test_ctrl_c_stops_a_long_call_and_leaves_the_state_as_it_was(call):
+    import _thread
+    import threading
+    import time
+
+    state = menagerie.State("safari-dual")
+    state.play(state.legal_moves()[0])
+    before = (state.notation, state.history())
+    # As Ctrl-C does: the main thread's SIGINT flag, raised by the handler.
+    timer = threading.Timer(0.3, _thread.interrupt_main)
+    timer.start()
+    start = time.monotonic()
+    with pytest.raises(KeyboardInterrupt):
+        call(state)
+    waited = time.monotonic() - start - 0.3
+    timer.join()
+    # Each of these would run for hours; the interrupt ends it at once
+    # (the call looks every 20 ms; measured here, never a verdict on speed).
+    print(f"interrupted after {waited * 1000:.0f} ms")
+    assert waited < 60
+    assert (state.notation, state.history()) == before
+    assert state.search(nodes=200).best in state.legal_moves()
