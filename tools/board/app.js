@@ -959,7 +959,9 @@ function save() {
   // The kept game stays kept while the page offers it.
   if (state.holdSaved || !$('resume').hidden) return;
   const kept = {
-    game: state.game, options: state.options, start: state.start, moves: state.moves, status: state.status,
+    // A resigned game is over, though the rules say nothing of it: kept
+    // as over, it is never offered to play on.
+    game: state.game, options: state.options, start: state.start, moves: state.moves, status: state.resigned ? 'resigned' : state.status,
     human: $('human').value, strength: $('strength').value, movetime: $('movetime').value,
   };
   try {

@@ -611,6 +611,8 @@ async function main() {
     await page.click('#resign');
     check((await page.textContent('#status')) === 'You resigned: Angular wins' && !(await page.isHidden('#over')),
       `resigning ends the game, in words, with the end panel: "${await page.textContent('#status')}"`);
+    const keptStatus = await page.evaluate(() => JSON.parse(localStorage.getItem('menagerie-board-game')).status);
+    check(keptStatus === 'resigned', `a resigned game is kept as over, never offered to play on (${keptStatus})`);
     const record = await page.inputValue('#game-text');
     check(record === `position fen ${flowStart} moves ${four.join(' ')}`, `the game's moves as a position line: ${record}`);
     const replayed = execFileSync(path.join(bin, 'menagerie'), ['newgame safari-dual', record, 'd'], { encoding: 'utf8' });
