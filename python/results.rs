@@ -187,9 +187,10 @@ impl Playouts {
 /// What `solve` knows of a position.
 #[pyclass(frozen, get_all, module = "menagerie")]
 pub(crate) struct Solution {
-    /// `win N`, `loss N`, `draw` for the side to move; a proof search
-    /// that did not settle it gives `at-least-draw`, `at-most-draw` or
-    /// `unknown`.
+    /// For the side to move: from the solved game or the tables `win N`,
+    /// `loss N` (N its moves to the end) or `draw`; from a proof search
+    /// `win`, `loss`, `draw` (no distance), or where it did not settle
+    /// the position `at least draw`, `at most draw` or `unknown`.
     pub(crate) value: String,
     /// Each legal move with its value for the side that plays it (empty
     /// for a proof search's answer).

@@ -199,7 +199,15 @@ def _game_class(info):
             return [(action, p[move]) for action, move in self._choices().items()]
 
         def _apply_action(self, action):
-            move = self._choices()[action]
+            choices = self._choices()
+            if action not in choices:
+                # OpenSpiel's own games refuse with SpielError; a bare
+                # KeyError would name nothing.
+                raise pyspiel.SpielError(
+                    f"apply_action: {action} is not a legal action here "
+                    f"(legal: {sorted(choices)})"
+                )
+            move = choices[action]
             if move is None:
                 self._partial.append(action)
             else:

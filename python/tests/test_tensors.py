@@ -280,3 +280,19 @@ def test_sizes_and_limits_out_of_range_are_refused():
     # every 1,024 nodes and the unwinding after it: 2,048 a thread.
     for n in [1, 5000, 20000]:
         assert state.search(nodes=n).nodes <= max(n, state.search(depth=1).nodes) + 2048
+
+
+def test_solution_values_are_the_words_its_docstring_gives():
+    doc = menagerie.Solution.value.__doc__
+    solved = menagerie.State("hat-diviyan-keliya").solve()
+    assert solved.value.split()[0] in ("win", "loss", "draw") and "`win N`" in doc
+    proof = menagerie.State("safari-dual").solve(nodes=2000)
+    assert proof.source == "proof"
+    assert f"`{proof.value}`" in doc
+
+
+def test_a_bad_action_is_refused_as_openspiel_refuses_it():
+    state = pyspiel.load_game("menagerie_safari_dual").new_initial_state()
+    with pytest.raises(pyspiel.SpielError, match="apply_action: 12345 is not a legal action"):
+        state.apply_action(12345)
+    assert state.history() == []
