@@ -68,6 +68,17 @@ fn interruptible<T: Send>(
     })
 }
 
+/// The state to change, or a clear refusal while another thread reads
+/// it (a search, a solve, perft or playouts hold it for their length).
+fn changing<'py>(slf: &Bound<'py, State>, command: &'static str) -> PyResult<PyRefMut<'py, State>> {
+    slf.try_borrow_mut().map_err(|_| {
+        refuse(command)(
+            &"the state is in use by another thread (a search, solve, perft or playouts): \
+              wait for it, or play on a copy()",
+        )
+    })
+}
+
 /// Every game of this build, the default first.
 #[pyfunction]
 fn games() -> Vec<GameInfo> {
@@ -321,22 +332,24 @@ impl State {
     }
 
     /// Plays a move or a roll written in the game's notation.
-    fn play(&mut self, r#move: &str) -> PyResult<()> {
-        self.session
+    fn play(slf: &Bound<'_, Self>, r#move: &str) -> PyResult<()> {
+        changing(slf, "play")?
+            .session
             .play_moves(&[r#move.to_string()])
             .map_err(|e| refuse("play")(&e))
     }
 
     /// Plays several moves in order; all or nothing.
-    fn play_moves(&mut self, moves: Vec<String>) -> PyResult<()> {
-        self.session
+    fn play_moves(slf: &Bound<'_, Self>, moves: Vec<String>) -> PyResult<()> {
+        changing(slf, "play_moves")?
+            .session
             .play_moves(&moves)
             .map_err(|e| refuse("play_moves")(&e))
     }
 
     /// Takes back the last move or roll played on this state.
-    fn undo(&mut self) -> PyResult<()> {
-        if self.session.take_back() {
+    fn undo(slf: &Bound<'_, Self>) -> PyResult<()> {
+        if changing(slf, "undo")?.session.take_back() {
             Ok(())
         } else {
             Err(MenagerieError::new_err(

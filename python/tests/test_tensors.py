@@ -296,3 +296,28 @@ def test_a_bad_action_is_refused_as_openspiel_refuses_it():
     with pytest.raises(pyspiel.SpielError, match="apply_action: 12345 is not a legal action"):
         state.apply_action(12345)
     assert state.history() == []
+
+
+def test_a_state_changed_while_another_thread_searches_it_is_refused_clearly():
+    import threading
+
+    state = menagerie.State("safari-dual")
+    refusals = []
+    while not refusals:
+        searching = threading.Thread(target=lambda: state.search(movetime_ms=1500))
+        searching.start()
+        while searching.is_alive() and not refusals:
+            try:
+                if state.history():
+                    state.undo()
+                else:
+                    state.play(state.legal_moves()[0])
+            except menagerie.MenagerieError as error:
+                refusals.append(str(error))
+        searching.join()
+    assert "the state is in use by another thread" in refusals[0]
+    assert refusals[0].split(":")[0] in ("play", "undo")
+    # Refused, nothing changed: the moves are where the last success left them.
+    if state.history():
+        state.undo()
+    assert state.history() == []
