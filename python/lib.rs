@@ -280,7 +280,7 @@ impl State {
     /// (planes, points) of `observation`.
     #[getter]
     fn observation_shape(&self) -> (usize, usize) {
-        let (shape, _) = self.session.observation(self.session.side());
+        let shape = self.session.observation_shape();
         (shape.planes, shape.points)
     }
 

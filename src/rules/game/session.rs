@@ -219,6 +219,8 @@ pub trait DynSession: Send + Sync {
     fn observation(&self, seat: super::Seat) -> (super::observation::Shape, Vec<f32>);
     /// The names of the observation's planes, in order.
     fn plane_names(&self) -> Vec<String>;
+    /// The observation's shape, without building it.
+    fn observation_shape(&self) -> super::observation::Shape;
     /// Most actions (rolls included) a game from this position can take
     /// ([`super::Game::most_actions`]).
     fn most_actions(&self) -> u64;
@@ -357,6 +359,10 @@ impl<G: Game> DynSession for Session<G> {
 
     fn plane_names(&self) -> Vec<String> {
         super::observation::plane_names::<G>()
+    }
+
+    fn observation_shape(&self) -> super::observation::Shape {
+        super::observation::shape(&self.position)
     }
 
     fn most_actions(&self) -> u64 {
