@@ -16,6 +16,7 @@ use pyo3::create_exception;
 use pyo3::exceptions::PyValueError;
 use pyo3::prelude::*;
 
+mod args;
 mod results;
 
 use results::{GameInfo, LastInfo, Playouts, SearchResult, Solution};
@@ -314,7 +315,10 @@ impl State {
     /// How an action that does not end a move is written: the points of
     /// one leap of an Awithlaknannai Mosona chain (`m2k2i2`); `None` for
     /// other numbers.
-    fn action_text(&self, action: usize) -> Option<String> {
+    fn action_text(
+        &self,
+        #[pyo3(from_py_with = args::action_number)] action: usize,
+    ) -> Option<String> {
         self.session.action_text(action)
     }
 
@@ -365,7 +369,11 @@ impl State {
 
     /// The leaf count of the move tree `depth` player moves deep (a roll
     /// spends no depth: its outcomes are summed).
-    fn perft(&self, py: Python<'_>, depth: u32) -> PyResult<u64> {
+    fn perft(
+        &self,
+        py: Python<'_>,
+        #[pyo3(from_py_with = args::perft_depth)] depth: u32,
+    ) -> PyResult<u64> {
         let session = &self.session;
         let stop = AtomicBool::new(false);
         interruptible(py, "perft", &stop, || {
@@ -380,7 +388,12 @@ impl State {
     /// state is unchanged. A game already over counts `games` times as it
     /// ended. The random draws come from `seed` alone.
     #[pyo3(signature = (games = 1, seed = 0))]
-    fn random_playouts(&self, py: Python<'_>, games: u64, seed: u64) -> PyResult<Playouts> {
+    fn random_playouts(
+        &self,
+        py: Python<'_>,
+        #[pyo3(from_py_with = args::playouts_games)] games: u64,
+        #[pyo3(from_py_with = args::playouts_seed)] seed: u64,
+    ) -> PyResult<Playouts> {
         let seats = self.session.seats_in_play();
         let mut totals = Playouts {
             games,
@@ -466,14 +479,14 @@ impl State {
     fn search(
         &self,
         py: Python<'_>,
-        depth: Option<u32>,
-        nodes: Option<u64>,
-        movetime_ms: Option<u64>,
-        skill: u8,
+        #[pyo3(from_py_with = args::search_depth_or_none)] depth: Option<u32>,
+        #[pyo3(from_py_with = args::search_nodes_or_none)] nodes: Option<u64>,
+        #[pyo3(from_py_with = args::search_movetime_or_none)] movetime_ms: Option<u64>,
+        #[pyo3(from_py_with = args::search_skill)] skill: u8,
         multiseat: &str,
-        seed: u64,
-        threads: usize,
-        hash_mib: usize,
+        #[pyo3(from_py_with = args::search_seed)] seed: u64,
+        #[pyo3(from_py_with = args::search_threads)] threads: usize,
+        #[pyo3(from_py_with = args::search_hash)] hash_mib: usize,
         network: bool,
         exact: bool,
         tables: Option<std::path::PathBuf>,
@@ -488,20 +501,6 @@ impl State {
         if limits.unbounded() {
             return Err(MenagerieError::new_err(
                 "search: give a limit: depth, nodes or movetime_ms",
-            ));
-        }
-        if skill > search::skill::FULL_STRENGTH {
-            return Err(MenagerieError::new_err(format!(
-                "search: skill {skill} is out of range 0..={}",
-                search::skill::FULL_STRENGTH
-            )));
-        }
-        if nodes == Some(0) {
-            return Err(MenagerieError::new_err("search: nodes must be at least 1"));
-        }
-        if threads == 0 || hash_mib == 0 {
-            return Err(MenagerieError::new_err(
-                "search: threads and hash_mib must be at least 1",
             ));
         }
         let multi_seat = search::MultiSeat::from_name(multiseat).ok_or_else(|| {
@@ -551,13 +550,14 @@ impl State {
 
     /// The exact value of the position, where the engine can know it: a
     /// solved game or the endgame tables, else a proof-number search of
-    /// at most `nodes` expansions. Two-seat games without dice only.
+    /// at most `nodes` expansions (0: none, only what is known). Two-seat
+    /// games without dice only.
     /// `tables`: the folder of endgame tables, as for `search`.
     #[pyo3(signature = (*, nodes = 1_000_000, tables = None))]
     fn solve(
         &self,
         py: Python<'_>,
-        nodes: u64,
+        #[pyo3(from_py_with = args::solve_nodes)] nodes: u64,
         tables: Option<std::path::PathBuf>,
     ) -> PyResult<Solution> {
         let request = SolveRequest {

@@ -153,8 +153,10 @@ def _game_class(info):
 
         def __reduce__(self):
             # pyspiel's own convention: a game pickles as its parameters
-            # and loads again by name.
-            return (pyspiel.load_game, (short_name(info.id), self.get_parameters()))
+            # and loads again by name, through this module, so that a
+            # process that never imported it (multiprocessing's 'spawn')
+            # registers the games before it loads one.
+            return (_load_game, (short_name(info.id), self.get_parameters()))
 
     class State(pyspiel.State):
         __doc__ = f"A position of {info.name}, kept by menagerie's rules."
@@ -240,6 +242,10 @@ def _game_class(info):
 
     pyspiel.register_game(game_type, Game)
     return Game
+
+
+def _load_game(name, params):
+    return pyspiel.load_game(name, params)
 
 
 def _state_from_history(game, actions):

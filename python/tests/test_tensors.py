@@ -244,11 +244,15 @@ def test_a_process_pool_takes_and_gives_back_states_results_and_errors():
     spiel_states = [game.new_initial_state() for _ in range(2)]
     states = [menagerie.State("safari-dual"), menagerie.State("kilkenny-cats", "players=3")]
     with multiprocessing.get_context("spawn").Pool(2) as pool:
+        # A game alone, first: the fresh process has not imported
+        # menagerie.openspiel, so loading it by name must do that.
+        players = pool.map_async(methodcaller("num_players"), [game]).get(timeout=300)
         clones = pool.map_async(methodcaller("clone"), spiel_states).get(timeout=300)
         results = pool.map_async(methodcaller("search", nodes=500), states[:1]).get(timeout=300)
         playouts = pool.map_async(methodcaller("random_playouts", 3, 1), states).get(timeout=300)
         with pytest.raises(menagerie.MenagerieError, match="play"):
             pool.map_async(methodcaller("play", "zz9"), states[:1]).get(timeout=300)
+    assert players == [2]
     assert [str(c) for c in clones] == [str(s) for s in spiel_states]
     assert results[0].best in states[0].legal_moves()
     assert playouts == [s.random_playouts(3, 1) for s in states]
@@ -272,10 +276,31 @@ def test_results_and_errors_pickle_and_say_where_they_come_from():
 
 def test_sizes_and_limits_out_of_range_are_refused():
     state = menagerie.State("safari-dual")
-    with pytest.raises(menagerie.MenagerieError, match="search: nodes must be at least 1"):
-        state.search(nodes=0)
-    with pytest.raises(menagerie.MenagerieError, match="search: cannot allocate"):
-        state.search(depth=1, hash_mib=2**44)
+    # One kind of error for every whole number out of range, whether the
+    # rules bound it or its type: never an OverflowError.
+    refused = [
+        ("search", {"nodes": 0}, "^search: nodes 0 is out of range 1..=18446744073709551615"),
+        ("search", {"nodes": -1}, "nodes -1 is out of range"),
+        ("search", {"nodes": 2**70}, f"nodes {2**70} is out of range"),
+        ("search", {"depth": 2**40}, "depth 1099511627776 is out of range 0..=4294967295"),
+        ("search", {"depth": 2**200}, "depth .* is out of range"),
+        ("search", {"depth": 1, "skill": 21}, "skill 21 is out of range 0..=20"),
+        ("search", {"depth": 1, "threads": 257}, "threads 257 is out of range 1..=256"),
+        ("search", {"depth": 1, "threads": 0}, "threads 0 is out of range 1..=256"),
+        ("search", {"depth": 1, "hash_mib": 2**44}, "hash_mib 17592186044416 is out of range 1..=65536"),
+        ("search", {"depth": 1, "seed": -3}, "seed -3 is out of range"),
+        ("solve", {"nodes": -5}, "^solve: nodes -5 is out of range"),
+        ("perft", {"depth": -1}, "^perft: depth -1 is out of range"),
+        ("random_playouts", {"games": 2**64}, "^random_playouts: games 18446744073709551616 is out of range"),
+        ("action_text", {"action": -1}, "^action_text: action -1 is out of range"),
+    ]
+    for method, arguments, message in refused:
+        with pytest.raises(menagerie.MenagerieError, match=message):
+            getattr(state, method)(**arguments)
+    # Not a number at all stays Python's TypeError.
+    with pytest.raises(TypeError):
+        state.search(nodes="many")
+    assert state.history() == [] and state.search(nodes=1).best in state.legal_moves()
     # The named margin (python/README.md): depth 1 ends, then a look
     # every 1,024 nodes and the unwinding after it: 2,048 a thread.
     for n in [1, 5000, 20000]:

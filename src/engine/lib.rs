@@ -38,4 +38,7 @@ mod worker;
 
 pub use driver::{run, run_with, Input, RunOptions};
 pub use input::command_lines;
+/// The engine's ranges for a search's threads and hash, which the Python
+/// package keeps too.
+pub use options::{Spin, HASH, THREADS};
 pub use output::Output;
