@@ -106,3 +106,23 @@ def test_ctrl_c_stops_a_long_call_and_leaves_the_state_as_it_was(call):
     assert waited < 60
     assert (state.notation, state.history()) == before
     assert state.search(nodes=200).best in state.legal_moves()
+
+
+def test_a_search_lets_other_python_threads_run():
+    import threading
+    import time
+
+    # If the search held the GIL, this thread could not wake from its
+    # sleeps while it ran: the search would be over before the count moved
+    # on. The first sleep hands the GIL to the worker, which then searches.
+    state = menagerie.State("safari-dual")
+    results = []
+    worker = threading.Thread(target=lambda: results.append(state.search(nodes=10_000_000)))
+    worker.start()
+    counted = 0
+    while worker.is_alive() and counted < 200:
+        time.sleep(0.001)
+        counted += 1
+    assert counted == 200 and worker.is_alive()
+    worker.join()
+    assert results[0].best in state.legal_moves()
