@@ -312,7 +312,8 @@ const GAMES = {
       return { points, lines: [], squares, notationRows, width: 20 + 16 * s, height: 20 + 16 * s, radius: 11 };
     },
     piece(letter) {
-      const colors = { S: '#c0392b', W: '#27ae60', N: '#2c6e99', E: '#8e44ad' };
+      // Each 4.5:1 or more against the white letter.
+      const colors = { S: '#c0392b', W: '#1e8449', N: '#2c6e99', E: '#8e44ad' };
       return { fill: colors[letter], text: letter, color: '#fff' };
     },
     extra(fields) {
@@ -361,6 +362,7 @@ const state = {
   stepOnce: false,
   undone: [], // moves taken back by Undo, for Redo, last undo last
   hintMove: null,
+  hintFor: null,
   zoomed: false, // the phone's board drawn wider than the screen (Zoom)
   notation: '',
   side: '',
@@ -435,14 +437,60 @@ function resultInWords(status) {
   const why = reasonInWords(m[3]);
   const because = why ? `: ${why}` : '';
   if (!m[2]) return `A draw${because}`;
-  // In the player's words when a person plays: who won is said once.
-  if (onePerson()) return `${state.human.has(m[2]) ? 'You win' : 'You lose'}${because}`;
-  const winner = GAMES[state.game].seats[m[2]] || m[2];
+  const many = state.seats.length > 2;
+  // In the player's words when a person plays two seats' game: who won is
+  // said once. At three and four seats the winner is named, and the
+  // person's place follows.
+  if (onePerson() && !many) return `${state.human.has(m[2]) ? 'You win' : 'You lose'}${because}`;
+  if (onePerson() && state.human.has(m[2])) return `You win${because}`;
+  const named = winnerNamed(m[2], because);
+  if (!onePerson()) return named;
+  const [seat] = state.human;
+  const place = places(m[2]).find((p) => p.seats.includes(seat));
+  return `${named}. You (${GAMES[state.game].seats[seat] || seat}) place ${ordinal(place.place)}`;
+}
+
+/** "West wins: ...", "The leopards win: ...". */
+function winnerNamed(letter, because) {
+  const winner = GAMES[state.game].seats[letter] || letter;
   const plural = /s$/.test(winner);
   // Animals take an article ("The tiger wins"); colours, shapes and
   // compass seats do not ("White wins", "Angular wins", "South wins").
   const subject = state.game === 'hat-diviyan-keliya' ? `The ${winner.toLowerCase()}` : winner;
   return `${subject} win${plural ? '' : 's'}${because}`;
+}
+
+/** The places at three and four seats: the winner first; the seats still
+ * in play share the next place, and the seats that went out the one after
+ * them (the rules rank no one but the winner). */
+function places(winner) {
+  const out = seatsOut();
+  const rest = state.seats.filter((l) => l !== winner && !out.includes(l));
+  const gone = state.seats.filter((l) => l !== winner && out.includes(l));
+  const groups = [{ place: 1, seats: [winner] }];
+  if (rest.length) groups.push({ place: 2, seats: rest });
+  if (gone.length) groups.push({ place: 2 + rest.length, seats: gone, out: true });
+  return groups;
+}
+
+function ordinal(n) {
+  return n + ({ 1: 'st', 2: 'nd', 3: 'rd' }[n] || 'th');
+}
+
+/** The end panel's line, beside the result the status says: each seat's
+ * place at three and four seats, then the moves and captures. */
+function gameSummary() {
+  const names = GAMES[state.game].seats;
+  const parts = [];
+  const m = (state.status || '').match(/^win (\S+)/);
+  if (m && state.seats.length > 2 && !state.resigned) {
+    const line = places(m[1]).map((g) => `${ordinal(g.place)} ${g.seats.map((l) => names[l] || l).join(', ')}${g.out ? ' (out)' : ''}`);
+    parts.push(`Places: ${line.join(' · ')}.`);
+  }
+  const moves = state.moves.filter((_, i) => !(state.history[i] || {}).chance).length;
+  const taken = (state.captures || []).reduce((n, c) => n + (c ? c.letters.length : 0), 0);
+  parts.push(`${moves} move${moves === 1 ? '' : 's'}, ${taken} capture${taken === 1 ? '' : 's'}.`);
+  return parts.join(' ');
 }
 
 /** The ruleset choices of the game picked in the menu (not yet played). */
@@ -577,6 +625,9 @@ function humanToMove() {
 function onePerson() {
   return state.human.size === 1;
 }
+
+/** The engine's best play (its Skill option's top). */
+const FULL_STRENGTH = 20;
 
 /** The Skill of the strength chosen, for every engine move from now on. */
 async function setStrength() {
@@ -875,13 +926,20 @@ async function askHint() {
   if (state.busy || !humanToMove() || isChance()) return;
   await run(async () => {
     const movetime = Math.max(10, Number($('movetime').value) || 500);
-    const lines = await engine.exchange([`go movetime ${movetime}`], (l) => l.startsWith('bestmove '));
+    // A hint is the engine's best, whatever strength it plays at: full
+    // strength for this search, then the chosen strength again.
+    const lines = await engine.exchange(
+      [`setoption name Skill value ${FULL_STRENGTH}`, `go movetime ${movetime}`],
+      (l) => l.startsWith('bestmove '),
+    );
+    await setStrength();
     const best = lines[lines.length - 1].split(/\s+/)[1];
     if (!best || best === '(none)') throw new Error('the engine found no move');
     state.hintMove = best;
+    state.hintFor = state.notation;
     state.selection = [];
   });
-  if (state.hintMove) hint(`Hint: the engine would play ${state.hintMove} (marked on the board).`);
+  if (state.hintMove) hint(`Hint (full strength): the engine would play ${state.hintMove} (marked on the board).`);
 }
 
 /** Engine-versus-engine play: stop after the move in hand, one move more,
@@ -1350,10 +1408,17 @@ function render() {
   $('play-on').hidden = !(engines && state.paused && !state.busy);
   $('redo').hidden = state.undone.length === 0;
   $('redo').disabled = state.busy;
+  // A hint belongs to the position it was asked in (a new game, a set
+  // position or an undo leaves it behind).
+  if (state.hintFor && state.hintFor !== state.notation) {
+    Object.assign(state, { hintMove: null, hintFor: null });
+    hint('');
+  }
   const over = !ongoing() && !state.busy && state.notation !== '';
   $('over').hidden = !over;
   if (over) {
-    $('over-text').textContent = status;
+    // The result itself is the status line's, said once.
+    $('over-text').textContent = gameSummary();
     $('game-text').value = gameText();
     $('switch').hidden = !onePerson();
   }

@@ -563,6 +563,48 @@ async function main() {
     await waitForTurn(page);
     const seatsSaid = await page.textContent('#status');
     check(/Seats in play: South, North/.test(seatsSaid) && seatsSaid.includes('Out: West'), `a seat that is out is shown as out: "${seatsSaid}"`);
+    // Three seats: the winner named, the person's place, and each seat's
+    // place in the end panel, the result said once (West has cats on both
+    // its mice; South, the person, and North are still in play).
+    await page.fill('#paste', '14/6N7/14/3S10/14/2N5S5/8N5/5N8/5S8/8SS2S1/14/14/11N2/14 n - swn ----WW-- 0');
+    await page.click('#set');
+    await page.waitForFunction(() => document.querySelector('#board').dataset.turn === 'over', null, { timeout: HANG });
+    await page.waitForSelector('#over:not([hidden])');
+    const manySaid = await page.textContent('#status');
+    const manyPanel = await page.textContent('#over-text');
+    check(/^West wins: .*\. You \(South\) place 2nd$/.test(manySaid), `at three seats the winner is named and the person's place given: "${manySaid}"`);
+    check(manyPanel.startsWith('Places: 1st West · 2nd South, North.') && !manyPanel.includes('wins'), `the end panel gives each seat's place, not the result again: "${manyPanel}"`);
+    await shot(page, 'result-three-seats');
+    // Every letter on the board, 4.5:1 against what it is drawn on: the
+    // cats of all four seats, and the mice's letters.
+    await page.selectOption('#game', 'kilkenny-cats');
+    await page.selectOption('#opt-players', '4');
+    await page.click('#new');
+    await page.waitForFunction(() => document.querySelector('#board').dataset.notation.includes(' swne '), null, { timeout: HANG });
+    const contrasts = await page.evaluate(() => {
+      const luminance = (color) => {
+        const [r, g, b] = color.match(/\d+(\.\d+)?/g).slice(0, 3).map((v) => Number(v) / 255)
+          .map((c) => (c <= 0.03928 ? c / 12.92 : ((c + 0.055) / 1.055) ** 2.4));
+        return 0.2126 * r + 0.7152 * g + 0.0722 * b;
+      };
+      const ratio = (a, b) => {
+        const [x, y] = [luminance(a), luminance(b)].sort((p, q) => q - p);
+        return (x + 0.05) / (y + 0.05);
+      };
+      const fill = (e) => getComputedStyle(e).fill;
+      const found = [];
+      for (const g of document.querySelectorAll('#board g[data-piece]')) {
+        const text = g.querySelector('.piece-label');
+        const shape = g.querySelector('circle, polygon');
+        if (text && shape) found.push([`cat ${g.dataset.piece}`, ratio(fill(text), fill(shape))]);
+      }
+      const mice = [...document.querySelectorAll('#board rect.mouse')];
+      for (const label of document.querySelectorAll('#board .mouse-label')) found.push([`mouse ${label.dataset.mouse}`, ratio(fill(label), fill(mice[0]))]);
+      return found;
+    });
+    const faint = contrasts.filter(([, r]) => r < 4.5).map(([what, r]) => `${what} ${r.toFixed(2)}:1`);
+    const kinds = new Set(contrasts.map(([what]) => what));
+    check(kinds.size >= 8 && faint.length === 0, `every letter on the board at 4.5:1 or more (${kinds.size} kinds; ${faint.join(', ') || 'none fainter'})`);
     // The game flow: a hint, stepping back through the moves, redo,
     // resign, the end panel, switching sides, engine-versus-engine stop and
     // step, two people at one board.
@@ -571,9 +613,26 @@ async function main() {
     await page.selectOption('#game', 'safari-dual');
     await page.selectOption('#human', 'r');
     await waitForTurn(page);
+    // The hint plays at full strength, whatever the Strength menu says:
+    // here one move of 30 wins at once (the lion onto the empty enemy
+    // base), and at "Random moves" the hint names it every time.
+    await page.fill('#paste', 'l4/3L1/1GG2/1EEE1/5 r 0');
+    await page.click('#set');
+    await page.waitForFunction(() => document.querySelector('#board').dataset.notation.startsWith('l4/3L1/'), null, { timeout: HANG });
+    await waitForTurn(page);
+    for (let asked = 0; asked < 3; asked++) {
+      await page.evaluate(() => { document.querySelector('#hint').textContent = ''; });
+      await page.click('#hint-move');
+      await page.waitForFunction(() => document.querySelector('#hint').textContent.startsWith('Hint'), null, { timeout: HANG });
+      const said = await page.textContent('#hint');
+      check(said.startsWith('Hint (full strength): ') && / play d4e5 /.test(said), `the hint is the full-strength move at Random moves: "${said}"`);
+    }
+    await page.click('#new');
+    await waitForTurn(page);
+    check((await page.textContent('#hint')) === '' && (await page.$$eval('.target.hinted', (els) => els.length)) === 0, 'a new game clears the last position\'s hint');
     const flowStart = await board(page, 'start');
     await page.click('#hint-move');
-    await page.waitForFunction(() => document.querySelector('#hint').textContent.startsWith('Hint:'), null, { timeout: HANG });
+    await page.waitForFunction(() => document.querySelector('#hint').textContent.startsWith('Hint'), null, { timeout: HANG });
     const hinted = (await page.textContent('#hint')).match(/play (\S+)/)[1];
     check((await board(page, 'legal')).split(' ').includes(hinted) && (await board(page, 'moves')) === ''
       && (await page.$$eval('.target.hinted', (els) => els.length)) >= 2, `a hint shows the engine's move (${hinted}) and plays nothing`);
@@ -707,6 +766,21 @@ async function main() {
       check(smallest >= 44, `${game}: zoomed on a phone every point is a 44 px target (${smallest.toFixed(1)} px)`);
       await shot(phone, `phone-${game}-zoomed`);
       await phone.click('#zoom');
+      // No page scrolls sideways, whatever ruleset the menus show (their
+      // choices carry long help texts).
+      const choices = await phone.$$eval('#options select', (els) => els.map((e) => [e.id, [...e.options].map((o) => o.value)]));
+      const wide = [];
+      for (const [id, values] of choices) {
+        for (const value of values) {
+          await phone.selectOption(`#${id}`, value);
+          const width = await phone.evaluate(() => document.documentElement.scrollWidth);
+          if (width > 390) wide.push(`${id}=${value}: ${width} px`);
+        }
+        await phone.selectOption(`#${id}`, values[0]);
+      }
+      const pageWidth = await phone.evaluate(() => document.documentElement.scrollWidth);
+      if (wide.length || pageWidth > 390) await shot(phone, `phone-${game}-page-too-wide`);
+      check(!wide.length && pageWidth <= 390, `${game}: at 390 px the page never scrolls sideways (${pageWidth} px${wide.length ? '; ' + wide.join(', ') : ''})`);
       const menuFont = await phone.$eval('#game', (e) => parseFloat(getComputedStyle(e).fontSize));
       check(menuFont >= 16, `${game}: menus in 16 px on a phone (${menuFont} px), so it does not zoom into them`);
       const legal = (await board(phone, 'legal')).split(' ');
