@@ -646,7 +646,7 @@ async function newGameStep() {
   state.game = $('game').value;
   state.options = chosenOptions();
   // Nothing of the previous game is drawn on the new game's board.
-  Object.assign(state, { notation: '', moves: [], history: [], legal: [], selection: [], chance: false, view: null, resigned: null, paused: false, stepOnce: false, undone: [], hintMove: null });
+  Object.assign(state, { notation: '', moves: [], history: [], legal: [], selection: [], chance: false, view: null, resigned: null, paused: false, stepOnce: false, undone: [], hintMove: null, focusPoint: null });
   const words = Object.entries(state.options).map(([k, v]) => `${k}=${v}`).join(' ');
   {
     const lines = await engine.exchange([`newgame ${state.game} ${words}`.trim(), 'query seats', 'd'], (l) => l.startsWith('Status: '));
@@ -859,9 +859,17 @@ async function roll() {
   await run(async () => {
     const outcome = await engine.roll();
     state.moves.push(outcome);
-    announce(`You rolled ${outcome.replace(/^r/, '')}`);
+    // Said to the person rolling; at one board for several people, by seat.
+    const roller = onePerson() ? 'You' : GAMES[state.game].seats[state.side] || state.side;
+    announce(`${roller} rolled ${outcome.replace(/^r/, '')}`);
     await sync();
   });
+  // The Roll button is gone now: the person goes on at the board, not at
+  // the top of the page.
+  if ($('roll').hidden && (document.activeElement === document.body || document.activeElement === $('roll'))) {
+    const stop = document.querySelector('#board .target[tabindex="0"]');
+    if (stop) stop.focus();
+  }
 }
 
 /** Seats with no cat left on the board (Kilkenny Cats). */
@@ -1009,8 +1017,10 @@ async function setPosition() {
 
 // ---------------------------------------------------------- keep a game --
 
-// The game in progress is kept in the browser (localStorage) after every
-// step, so that a reload or a tab closed by mistake can take it up again.
+// The game in progress is kept in the browser after every step, so that a
+// reload or a tab closed by mistake can take it up again: in the tab's own
+// sessionStorage (a reload offers this tab's game, whatever other tabs
+// play) and in localStorage (a tab opened anew offers the last game kept).
 const SAVED = 'menagerie-board-game';
 
 function save() {
@@ -1022,16 +1032,18 @@ function save() {
     game: state.game, options: state.options, start: state.start, moves: state.moves, status: state.resigned ? 'resigned' : state.status,
     human: $('human').value, strength: $('strength').value, movetime: $('movetime').value,
   };
-  try {
-    localStorage.setItem(SAVED, JSON.stringify(kept));
-  } catch (e) {
-    // Storage refused (a private window, a full quota): nothing is kept.
+  for (const store of [sessionStorage, localStorage]) {
+    try {
+      store.setItem(SAVED, JSON.stringify(kept));
+    } catch (e) {
+      // Storage refused (a private window, a full quota): nothing is kept.
+    }
   }
 }
 
 function saved() {
   try {
-    const kept = JSON.parse(localStorage.getItem(SAVED) || 'null');
+    const kept = JSON.parse(sessionStorage.getItem(SAVED) || localStorage.getItem(SAVED) || 'null');
     return kept && GAMES[kept.game] && Array.isArray(kept.moves) && typeof kept.start === 'string' ? kept : null;
   } catch (e) {
     return null;
@@ -1270,7 +1282,10 @@ function render() {
     }
   }
   const names = Object.keys(layout.points);
-  const rovingPoint = names.includes(state.focusPoint) ? state.focusPoint : [...next][0] || names[0];
+  // The one Tab stop: where the person last was, else a point a move
+  // starts from, else a piece (a mouse or an empty corner helps no one).
+  const firstPiece = names.find((p) => position.pieces[p]);
+  const rovingPoint = names.includes(state.focusPoint) ? state.focusPoint : [...next][0] || firstPiece || names[0];
   for (const [point, [x, y]] of Object.entries(layout.points)) {
     const g = el('g', { 'data-point': point }, svg);
     const letter = position.pieces[point];
@@ -1311,7 +1326,15 @@ function render() {
     hit.setAttribute('role', 'button');
     hit.setAttribute('aria-label', `${point}: ${what}${can}`);
     hit.addEventListener('keydown', (e) => {
-      if (e.key === 'Enter' || e.key === ' ') {
+      // Looking back at an earlier position no move can be made: the keys
+      // the status names step through the game, as off the board.
+      const ply = state.view;
+      const step = ply === null ? undefined : { ArrowLeft: ply - 1, ArrowRight: ply + 1, Home: 0, End: state.moves.length }[e.key];
+      if (step !== undefined) {
+        e.preventDefault();
+        focusAfterRender = point;
+        showPly(step);
+      } else if (e.key === 'Enter' || e.key === ' ') {
         e.preventDefault();
         focusAfterRender = point;
         click(point);
@@ -1396,7 +1419,9 @@ function render() {
   } else {
     status = state.resigned ? resignedInWords() : resultInWords(state.status);
   }
-  if (state.view !== null) status = `Looking at the position after move ${ply} of ${state.moves.length} (← → to step, End for the game now)`;
+  // Counted in moves, as the list numbers them: rolls are not moves.
+  const movesIn = (n) => state.moves.slice(0, n).filter((_, i) => !(state.history[i] || {}).chance).length;
+  if (state.view !== null) status = `Looking at the position after move ${movesIn(ply)} of ${movesIn(state.moves.length)} (← → to step, End for the game now)`;
   setStatus(status);
   // The flow around the game: what a person can do now.
   const alone = onePerson() && state.seats.length === 2;

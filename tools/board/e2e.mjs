@@ -508,6 +508,13 @@ async function main() {
     await again.goto(page.url());
     await waitForTurn(again);
     check(!(await again.isHidden('#resume')), 'a tab opened again offers the kept game too');
+    // That tab plays a game of its own; the first tab's reload still
+    // offers the first tab's game.
+    await again.click('#resume-no');
+    await again.selectOption('#game', 'safari-dual');
+    await waitForTurn(again);
+    await clickMove(again, 'safari-dual', 0);
+    await waitForTurn(again);
     await closePage(again);
     // Reloading frees the old session: more reloads than the server has
     // places, and the board still opens, the game still kept.
@@ -516,6 +523,8 @@ async function main() {
       await waitForTurn(page);
     }
     check(!(await page.textContent('#message')).includes('open already'), 'ten reloads leave the board usable');
+    check((await page.textContent('#resume-text')).includes('Awithlaknannai Mosona'),
+      `a reload offers this tab's game, not the one another tab played since: "${await page.textContent('#resume-text')}"`);
     await page.click('#resume-yes');
     await page.waitForFunction((m) => document.querySelector('#board').dataset.moves.startsWith(m), kept, { timeout: HANG });
     await waitForTurn(page);
@@ -715,6 +724,46 @@ async function main() {
     await clickMove(page, 'safari-dual', 0);
     check((await board(page, 'turn')) === 'human' && (await board(page, 'moves')).split(' ').filter(Boolean).length === 1,
       'people at one board: after one person\'s move it is the other person\'s turn, the engine plays nothing');
+    // With dice, at one board: the roll is said by seat, focus goes on to
+    // the board after Roll, the Tab stop is a piece, and stepping back
+    // counts moves, not rolls, and steps from the board's keys too.
+    await page.selectOption('#game', 'kilkenny-cats');
+    await page.selectOption('#opt-players', '2');
+    await page.selectOption('#human', '*');
+    await page.click('#new');
+    await waitForTurn(page);
+    const stop = await page.$eval('#board .target[tabindex="0"]', (e) => e.closest('[data-point]').dataset.point);
+    const stopPiece = await page.$eval(`[data-point="${stop}"]`, (g) => g.dataset.piece || '');
+    check(stopPiece !== '', `the board's Tab stop is on a piece (${stop})`);
+    for (let turn = 0; turn < 2; turn++) {
+      const side = await page.evaluate(() => window.menagerie.state.side);
+      await page.focus('#roll');
+      await page.keyboard.press('Enter');
+      await page.waitForFunction(() => !document.querySelector('#board').dataset.legal.startsWith('r1'), null, { timeout: HANG });
+      await waitForTurn(page);
+      const said = await page.textContent('#announce');
+      const name = side === 's' ? 'South' : 'North';
+      check(said.startsWith(`${name} rolled `), `at one board the roll is said by seat: "${said}"`);
+      const focusedIn = await page.evaluate(() => Boolean(document.activeElement && document.activeElement.closest('#board')));
+      check(focusedIn, 'after Roll the focus is on the board');
+      await clickMove(page, 'kilkenny-cats', 0);
+    }
+    await page.click('#moves li:first-child');
+    await page.keyboard.press('Home');
+    await page.keyboard.press('ArrowRight');
+    await page.keyboard.press('ArrowRight');
+    const counted = await page.textContent('#status');
+    check(/after move 1 of 2 /.test(counted), `stepping back counts moves, not rolls: "${counted}"`);
+    await page.focus('#board .target[tabindex="0"]');
+    await page.keyboard.press('ArrowLeft');
+    await page.keyboard.press('ArrowLeft');
+    check((await board(page, 'shown')) === (await board(page, 'start')), 'with the board focused, the left arrow steps back through the moves');
+    await page.keyboard.press('End');
+    check(!(await page.textContent('#status')).startsWith('Looking'), 'End at the board returns to the game');
+    await page.selectOption('#game', 'safari-dual');
+    await page.selectOption('#human', '*');
+    await page.click('#new');
+    await waitForTurn(page);
     await page.uncheck('#show-eval');
     check(await page.isHidden('#thinking'), "the engine's view can be hidden");
     await page.check('#show-eval');
