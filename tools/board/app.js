@@ -378,7 +378,12 @@ const state = {
 
 let engine;
 
+const SERVER_GONE = 'The server has stopped: start it again and reload this page.';
+
 function message(text) {
+  // Once the server is gone that is the one thing to say: what fails
+  // after it (a fetch, a move unsent) only follows from it.
+  if (state.serverGone && text !== SERVER_GONE) return;
   $('message').hidden = !text;
   $('message').textContent = text || '';
 }
@@ -1422,6 +1427,7 @@ function render() {
   // Counted in moves, as the list numbers them: rolls are not moves.
   const movesIn = (n) => state.moves.slice(0, n).filter((_, i) => !(state.history[i] || {}).chance).length;
   if (state.view !== null) status = `Looking at the position after move ${movesIn(ply)} of ${movesIn(state.moves.length)} (← → to step, End for the game now)`;
+  if (state.serverGone) status = 'The server has stopped: nothing can be played until it is started again and the page reloaded';
   setStatus(status);
   // The flow around the game: what a person can do now.
   const alone = onePerson() && state.seats.length === 2;
@@ -1449,6 +1455,9 @@ function render() {
   }
   $('roll').hidden = !(humanToMove() && isChance());
   $('pass').hidden = !(humanToMove() && state.legal.length === 1 && state.legal[0] === 'pass');
+  if (state.serverGone) {
+    for (const id of ['resign', 'hint-move', 'stop', 'step', 'play-on', 'redo', 'roll', 'pass', 'restart']) $(id).hidden = true;
+  }
   // New game stays open: it stops the engine and starts at once.
   for (const id of ['undo', 'flip', 'set']) $(id).disabled = state.busy;
 }
@@ -1461,7 +1470,13 @@ async function main() {
       message(`The engine stopped (${why}). Restart it to go on from the same moves.`);
       $('restart').hidden = false;
     },
-    () => message('The server has stopped: start it again and reload this page.'),
+    () => {
+      // Nothing can be sent now: the page says so once, and offers nothing
+      // that would need the engine.
+      state.serverGone = true;
+      message(SERVER_GONE);
+      render();
+    },
   );
   try {
     const config = await (await fetch('/api/config')).json();

@@ -886,6 +886,9 @@ async function main() {
     await waitForTurn(page);
     check((await board(page, 'moves')) === movesBefore && !(await page.textContent('#moves')).includes(unsent),
       `a move that could not be sent is not listed (${unsent})`);
+    const goneSaid = await page.textContent('#message');
+    check(goneSaid.includes('server has stopped') && !goneSaid.includes('Failed to fetch'), `the message stays the server's, not a fetch error: "${goneSaid}"`);
+    check((await page.isHidden('#hint-move')) && (await page.isHidden('#resign')), 'with the server gone, Hint and Resign are not offered');
   } finally {
     await browser.close();
     server.kill();
