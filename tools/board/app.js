@@ -734,11 +734,17 @@ async function engineTurns() {
       state.moves.push(outcome);
       announce(`${GAMES[state.game].seats[seat] || seat} rolled ${outcome.replace(/^r/, '')}`);
     } else {
+      state.thinking = true;
       render();
       const movetime = Math.max(10, Number($('movetime').value) || 500);
       const seat = state.side;
       state.solvedSearch = false;
-      const lines = await engine.exchange([`go movetime ${movetime}`], (l) => l.startsWith('bestmove '), (l) => showThinking(l, seat));
+      let lines;
+      try {
+        lines = await engine.exchange([`go movetime ${movetime}`], (l) => l.startsWith('bestmove '), (l) => showThinking(l, seat));
+      } finally {
+        state.thinking = false;
+      }
       const best = lines[lines.length - 1].split(/\s+/)[1];
       unlessStopped();
       if (!best || best === '(none)') throw new Error('the engine found no move');
@@ -895,13 +901,16 @@ function moveInWords(seat, move, index, outBefore) {
 
 async function undo() {
   if (state.busy || state.moves.length === 0) return;
-  // Back to the last position where a human chose a move.
+  // Back to the last position where a human chose a move; with nobody
+  // playing (engine against engine), one move back, and the engines wait.
+  const engines = state.human.size === 0;
   let n = state.moves.length - 1;
   while (n > 0) {
     const h = state.history[n];
-    if (h && state.human.has(h.side) && !h.chance) break;
+    if (h && !h.chance && (engines || state.human.has(h.side))) break;
     n--;
   }
+  if (engines) state.paused = true;
   state.undone.push(state.moves.slice(n));
   state.moves = state.moves.slice(0, n);
   Object.assign(state, { selection: [], resigned: null, view: null, hintMove: null });
@@ -1420,7 +1429,9 @@ function render() {
   let status;
   if (ongoing()) {
     const extra = game.extra && position.fields.length ? '  ·  ' + game.extra(position.fields) : '';
-    status = (state.busy ? 'Engine thinking… ' : humanToMove() ? 'Your move: ' : '') + `${who(state.side)} to move${extra}`;
+    // "Engine thinking" only while it searches: the live region says it
+    // once, not at every redraw of a step that thinks nothing.
+    status = (state.thinking ? 'Engine thinking… ' : humanToMove() && !state.busy ? 'Your move: ' : '') + `${who(state.side)} to move${extra}`;
   } else {
     status = state.resigned ? resignedInWords() : resultInWords(state.status);
   }
@@ -1501,7 +1512,14 @@ async function main() {
     state.holdSaved = false;
     offerResume(kept);
   } catch (e) {
-    message(String(e.message || e));
+    const why = String(e.message || e);
+    message(why);
+    // Never left saying "Starting…": the page says it did not start, and
+    // offers nothing that needs an engine.
+    if (!state.notation) {
+      setStatus(`The board could not start: ${why}`);
+      for (const button of document.querySelectorAll('button')) button.disabled = true;
+    }
   }
   // A game or ruleset chosen is set up at once: board, seats and rules.
   $('game').onchange = () => {

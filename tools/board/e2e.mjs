@@ -717,11 +717,31 @@ async function main() {
     // looked at and clicked in one step inside the page.
     await page.evaluate(() => { const stop = document.querySelector('#stop'); if (!stop.hidden) stop.click(); });
     await page.waitForSelector('#step:not([hidden]), #over:not([hidden])', { timeout: HANG });
+    // Undo between engines takes back one move, not the whole game, and
+    // the engines wait.
+    if (!(await page.isHidden('#step'))) {
+      const played = (await board(page, 'moves')).split(' ').filter(Boolean);
+      await page.click('#undo');
+      await page.waitForFunction((n) => document.querySelector('#board').dataset.moves.split(' ').filter(Boolean).length < n, played.length, { timeout: HANG });
+      await page.waitForSelector('#step:not([hidden])', { timeout: HANG });
+      const left = (await board(page, 'moves')).split(' ').filter(Boolean);
+      check(left.length === played.length - 1 && !(await page.isHidden('#step')),
+        `Undo between engines takes back one move and the engines wait (${played.length} -> ${left.length})`);
+    }
     // Two people at one board: every seat is a person's.
     await page.selectOption('#human', '*');
     await page.click('#new');
     await waitForTurn(page);
+    // Every status the live region is given while a person moves: no
+    // engine thinks at one board, so none may say so.
+    await page.evaluate(() => {
+      window.statusSeen = [];
+      new MutationObserver(() => window.statusSeen.push(document.querySelector('#status').textContent))
+        .observe(document.querySelector('#status'), { childList: true, characterData: true, subtree: true });
+    });
     await clickMove(page, 'safari-dual', 0);
+    const statusSeen = await page.evaluate(() => window.statusSeen);
+    check(statusSeen.length > 0 && !statusSeen.some((t) => t.includes('thinking')), `at one board the status never says an engine thinks (${statusSeen.length} updates)`);
     check((await board(page, 'turn')) === 'human' && (await board(page, 'moves')).split(' ').filter(Boolean).length === 1,
       'people at one board: after one person\'s move it is the other person\'s turn, the engine plays nothing');
     // With dice, at one board: the roll is said by seat, focus goes on to
@@ -870,6 +890,30 @@ async function main() {
     // Ruleset options and the large board.
     await playGame(page, 'hat-diviyan-keliya', { start: 'apex', board: 'large' }, 2);
     check(pageErrors.length === 0, `no script errors on the page ${pageErrors.join('; ')}`);
+
+    // A tab beyond the server's places never stays a dead "Starting…"
+    // page: it says it could not start, and why.
+    {
+      const smallPort = port + 1;
+      const small = spawn(path.join(bin, 'menagerie-board'), ['--port', String(smallPort), '--movetime', '40', '--max-sessions', '1', ...engineArgs], { stdio: ['ignore', 'pipe', 'inherit'] });
+      await new Promise((resolve, reject) => {
+        small.stdout.on('data', (d) => { if (String(d).includes('open http://')) resolve(); });
+        small.on('exit', (code) => reject(new Error(`the second menagerie-board exited with ${code}`)));
+        setTimeout(() => reject(new Error('the second menagerie-board did not start')), HANG);
+      });
+      const first = await mainProfile.newPage();
+      await first.goto(`http://127.0.0.1:${smallPort}/`);
+      await waitForTurn(first);
+      const extra = await mainProfile.newPage();
+      await extra.goto(`http://127.0.0.1:${smallPort}/`);
+      await extra.waitForFunction(() => !document.querySelector('#message').hidden, null, { timeout: HANG });
+      const said = await extra.textContent('#status');
+      check(said.startsWith('The board could not start: ') && (await extra.isDisabled('#new')), `a tab the server has no place for says so: "${said}"`);
+      await shot(extra, 'refused-tab');
+      await closePage(extra);
+      await closePage(first);
+      small.kill();
+    }
 
     // The server goes away: the page says so.
     await page.selectOption('#game', 'safari-dual');

@@ -252,7 +252,8 @@ impl std::fmt::Display for SessionError {
         match self {
             SessionError::Full(n) => write!(
                 f,
-                "{n} boards are open already, the most this server runs: close one, or wait two minutes for closed tabs to end"
+                "{n} {} open already, the most this server runs: close one, or wait two minutes for closed tabs to end",
+                if *n == 1 { "board is" } else { "boards are" }
             ),
             SessionError::NoSuchSession => f.write_str("no such session"),
             SessionError::Stopped => f.write_str("the engine has stopped"),
