@@ -65,6 +65,11 @@ def test_solve_gives_the_solved_value_and_every_move():
     # The value is the best of the moves' values for the side to move.
     best = state.search(depth=30)
     assert best.score.split()[0] == solution.value.split()[0]
+    # A move from the solution walked its line, not the whole table: its
+    # nodes are that line's positions, whatever the limit asked.
+    for limit in ({"nodes": 100}, {"nodes": 5000}, {"depth": 3}):
+        answer = state.search(**limit)
+        assert answer.nodes == len(answer.pv) == answer.depth > 0, (limit, answer)
 
 
 def test_solve_by_proof_search_when_nothing_is_known():

@@ -106,7 +106,9 @@ pub fn play<G: Game>(
                 Value::Loss(_) => Score::Loss(value.moves().unwrap_or(0)),
                 Value::Draw => Score::Cp(0),
             };
-            (score, positions as u64)
+            // Nodes are the positions of the line this answer walked, as
+            // from the endgame tables; the table's size is said above.
+            (score, pv.len() as u64)
         }
         Source::Table(slice) => {
             let settles = |value: Value| {
