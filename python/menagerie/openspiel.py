@@ -49,6 +49,16 @@ def _ruleset_words(info, params) -> str:
     return " ".join(words)
 
 
+def parameters(ruleset: str) -> dict:
+    """The OpenSpiel parameters of a menagerie ruleset: ``"players=3"`` is
+    ``{"players": 3}`` (whole numbers as int), for ``pyspiel.load_game``."""
+    params = {}
+    for word in ruleset.split():
+        key, value = word.split("=")
+        params[key] = int(value) if value.isdigit() else value
+    return params
+
+
 class _Observer:
     """What a player sees, as OpenSpiel asks for it: `tensor` holds the
     menagerie planes of `State.observation` (see python/README.md) and

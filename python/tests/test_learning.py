@@ -34,14 +34,6 @@ from open_spiel.python import rl_environment  # noqa: E402
 ALL = [(g.id, r) for g in menagerie.games() for r in menagerie.rulesets(g.id)]
 
 
-def params_of(ruleset):
-    out = {}
-    for word in ruleset.split():
-        key, value = word.split("=")
-        out[key] = int(value) if value.isdigit() else value
-    return out
-
-
 @pytest.mark.parametrize("game_id,ruleset", ALL)
 def test_pettingzoo_api_test_passes_through_shimmy(game_id, ruleset):
     from pettingzoo.test import api_test
@@ -49,7 +41,7 @@ def test_pettingzoo_api_test_passes_through_shimmy(game_id, ruleset):
 
     # By name and parameters: Shimmy loads the game again by name at every
     # reset, so a game object passed as env= would lose its parameters.
-    name, params = mos.short_name(game_id), params_of(ruleset)
+    name, params = mos.short_name(game_id), mos.parameters(ruleset)
     game = pyspiel.load_game(name, params)
     env = OpenSpielCompatibilityV0(game_name=name, config=params, render_mode=None)
     with warnings.catch_warnings():

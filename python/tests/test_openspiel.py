@@ -22,20 +22,12 @@ from open_spiel.python.algorithms import evaluate_bots, mcts  # noqa: E402
 OPTIONS = {g.id: g.options for g in menagerie.games()}
 
 
-def parameters(game_id, ruleset):
-    params = {}
-    for word in ruleset.split():
-        key, value = word.split("=")
-        params[key] = int(value) if value.isdigit() else value
-    return params
-
-
 ALL = [(g.id, r) for g in menagerie.games() for r in menagerie.rulesets(g.id)]
 
 
 @pytest.mark.parametrize("game_id,ruleset", ALL)
 def test_random_sim_test_passes_with_serialisation(game_id, ruleset):
-    game = pyspiel.load_game(mos.short_name(game_id), parameters(game_id, ruleset))
+    game = pyspiel.load_game(mos.short_name(game_id), mos.parameters(ruleset))
     state = game.new_initial_state()
     # The registered game plays the ruleset asked for.
     assert state._menagerie.ruleset == ruleset

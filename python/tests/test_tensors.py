@@ -26,14 +26,6 @@ from open_spiel.python import rl_environment  # noqa: E402
 ALL = [(g.id, r) for g in menagerie.games() for r in menagerie.rulesets(g.id)]
 
 
-def params_of(ruleset):
-    out = {}
-    for word in ruleset.split():
-        key, value = word.split("=")
-        out[key] = int(value) if value.isdigit() else value
-    return out
-
-
 def planes(state, seat):
     shape = state.observation_shape
     return np.array(state.observation(seat), np.float32).reshape(shape)
@@ -130,7 +122,7 @@ def test_awithlaknannai_mosona_looks_the_same_to_both_sides_at_its_start():
 
 @pytest.mark.parametrize("game_id,ruleset", ALL)
 def test_openspiel_tensors_and_the_rl_environment_run_every_game(game_id, ruleset):
-    game = pyspiel.load_game(mos.short_name(game_id), params_of(ruleset))
+    game = pyspiel.load_game(mos.short_name(game_id), mos.parameters(ruleset))
     assert game.get_type().provides_observation_tensor
     assert game.get_type().provides_information_state_tensor
     shape = game.observation_tensor_shape()
@@ -205,7 +197,7 @@ def stall(state, rng):
 def test_the_longest_stalling_games_stay_under_the_declared_length(game_id, ruleset):
     state = menagerie.State(game_id, ruleset)
     bound = state.most_actions
-    game = pyspiel.load_game(mos.short_name(game_id), params_of(ruleset))
+    game = pyspiel.load_game(mos.short_name(game_id), mos.parameters(ruleset))
     assert game.max_game_length() == bound
     rng = random.Random(game_id)
     longest = 0
