@@ -520,6 +520,14 @@ mod tests {
     }
 
     #[test]
+    fn comments_are_no_command() {
+        assert_eq!(parse_line("# menagerie game record 1").unwrap(), None);
+        assert_eq!(parse_line("  #result: win n (resigned)").unwrap(), None);
+        // Only a whole line is a comment: a word after a command is its argument.
+        assert!(parse_line("d # a note").is_err());
+    }
+
+    #[test]
     fn position_with_spaced_notation_and_moves() {
         assert_eq!(
             parse("position fen 1/3/3/3 t 1 7 0 moves @b2 @a2"),

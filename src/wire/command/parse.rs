@@ -19,10 +19,11 @@ use nom::multi::{many0, separated_list1};
 use nom::sequence::{preceded, terminated};
 use nom::{Err as NomErr, IResult, Parser};
 
-/// Parses one line. Blank lines are `Ok(None)`.
+/// Parses one line. Blank lines and comments (`#` first) are `Ok(None)`:
+/// a game record or a script may carry its own notes.
 pub fn parse_line(line: &str) -> Result<Option<Command>, ParseError> {
     let line = line.trim();
-    if line.is_empty() {
+    if line.is_empty() || line.starts_with('#') {
         return Ok(None);
     }
     match command(line) {
