@@ -533,9 +533,22 @@ fn serves_the_page_on_localhost_only() {
     let (status, body) = request(&server, "GET", "/", "", None);
     assert!(status.contains("200"));
     assert!(body.contains("<title>menagerie</title>"));
-    assert!(request(&server, "GET", "/app.js", "", None)
+    assert!(request(&server, "GET", "/engine.js", "", None)
         .1
         .contains("class Engine"));
+    // Every file the page names is served.
+    let named: Vec<&str> = body
+        .split(['"', '\''])
+        .filter(|word| word.starts_with('/') && word.contains('.'))
+        .collect();
+    assert!(named.len() >= 6, "{named:?}");
+    for path in named {
+        let (status, text) = request(&server, "GET", path, "", None);
+        assert!(
+            status.contains("200") && !text.is_empty(),
+            "{path}: {status}"
+        );
+    }
     // A page from elsewhere cannot talk to it.
     let (status, _) = request(&server, "GET", "/", "", Some("evil.example:80"));
     assert!(status.contains("403"), "{status}");
@@ -686,7 +699,24 @@ fn a_stopped_engine_is_reported_and_can_be_restarted() {
 #[test]
 #[ignore = "needs Chromium and playwright-core: run .ci/run"]
 fn end_to_end_in_chromium() {
-    browser_test(None, "board-e2e");
+    browser_test("e2e.mjs", None, "board-e2e");
+}
+
+/// The game record (export, `menagerie` replaying it, import, links),
+/// analysis, variations, sounds, dark mode and the wide board
+/// (tools/board/e2e-record.mjs).
+#[test]
+#[ignore = "needs Chromium and playwright-core: run .ci/run"]
+fn game_records_and_analysis_in_chromium() {
+    browser_test("e2e-record.mjs", None, "board-e2e-record");
+}
+
+/// The same against the engine that gets each `position` line late.
+#[test]
+#[ignore = "needs Chromium and playwright-core: run .ci/run"]
+fn game_records_and_analysis_in_chromium_with_a_stalled_engine() {
+    let slow = concat!(env!("CARGO_MANIFEST_DIR"), "/tools/board/slow-engine.py");
+    browser_test("e2e-record.mjs", Some(slow), "board-e2e-record-stalled");
 }
 
 /// The same page against an engine that gets each `position` line late,
@@ -696,17 +726,20 @@ fn end_to_end_in_chromium() {
 #[ignore = "needs Chromium and playwright-core: run .ci/run"]
 fn end_to_end_in_chromium_with_a_stalled_engine() {
     let slow = concat!(env!("CARGO_MANIFEST_DIR"), "/tools/board/slow-engine.py");
-    browser_test(Some(slow), "board-e2e-stalled");
+    browser_test("e2e.mjs", Some(slow), "board-e2e-stalled");
 }
 
-fn browser_test(engine: Option<&str>, screenshots: &str) {
+fn browser_test(script: &str, engine: Option<&str>, screenshots: &str) {
     let bin_dir = std::path::Path::new(env!("CARGO_BIN_EXE_menagerie"))
         .parent()
         .unwrap();
     let mut node = Command::new("node");
-    node.arg(concat!(env!("CARGO_MANIFEST_DIR"), "/tools/board/e2e.mjs"))
-        .env("MENAGERIE_BIN", bin_dir)
-        .env("E2E_OUT", bin_dir.join("..").join(screenshots));
+    node.arg(format!(
+        "{}/tools/board/{script}",
+        env!("CARGO_MANIFEST_DIR")
+    ))
+    .env("MENAGERIE_BIN", bin_dir)
+    .env("E2E_OUT", bin_dir.join("..").join(screenshots));
     if let Some(engine) = engine {
         node.env("E2E_ENGINE", engine).env("SLOW_ENGINE_MS", "100");
     }
@@ -840,7 +873,7 @@ fn the_pages_files_are_gzipped_and_revalidated_by_etag() {
         raw(
             &server,
             format!(
-                "GET /app.js HTTP/1.1\r\nHost: 127.0.0.1:{}\r\n{extra}Connection: close\r\n\r\n",
+                "GET /engine.js HTTP/1.1\r\nHost: 127.0.0.1:{}\r\n{extra}Connection: close\r\n\r\n",
                 server.port
             )
             .as_bytes(),

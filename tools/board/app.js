@@ -4,348 +4,6 @@
 // query, go, roll. Chance outcomes (rolls) are drawn by the engine.
 'use strict';
 
-const SVG = 'http://www.w3.org/2000/svg';
-
-// ---------------------------------------------------------------- engine --
-
-/** One engine process behind the server, spoken to line by line. */
-class Engine {
-  constructor(onExit, onGone) {
-    this.onExit = onExit;
-    this.onGone = onGone;
-    this.waiters = [];
-    this.queue = Promise.resolve();
-  }
-
-  async open() {
-    const r = await fetch('/api/session', { method: 'POST' });
-    if (!r.ok) throw new Error(await r.text());
-    this.id = (await r.json()).id;
-    this.listen();
-  }
-
-  /** The engine's lines over a WebSocket (a browser opens only six HTTP
-   * connections to a host, and an event stream would hold one per tab);
-   * after a dropped connection it resumes after the last event seen. */
-  listen(after) {
-    if (this.events) this.events.close();
-    const scheme = location.protocol === 'https:' ? 'wss' : 'ws';
-    const query = after ? `after=${encodeURIComponent(after)}` : 'from=0';
-    const socket = new WebSocket(`${scheme}://${location.host}/api/session/${this.id}/socket?${query}`);
-    this.events = socket;
-    socket.onmessage = (e) => {
-      const event = JSON.parse(e.data);
-      this.retries = 0;
-      if (event.id) this.lastId = event.id;
-      if (event.event === 'line') {
-        this.line(event.data);
-      } else if (event.event === 'restart') {
-        // Lines before this event came from the engine that was replaced.
-        this.exited = false;
-        this.waiters = [];
-        if (this.onRestarted) this.onRestarted();
-      } else if (event.event === 'exit') {
-        this.exited = true;
-        this.fail(new Error(`the engine stopped (${event.data})`));
-        this.onExit(event.data);
-      }
-    };
-    // Whether the server is still there is found out by asking it; if it
-    // is, the socket reconnects where it left off.
-    socket.onclose = () => {
-      if (this.events !== socket || this.exited) return;
-      const gone = () => {
-        this.fail(new Error('the server is gone'));
-        this.onGone();
-      };
-      this.retries = (this.retries || 0) + 1;
-      if (this.retries > 10) return gone();
-      fetch('/api/config', { cache: 'no-store' })
-        .then(() => setTimeout(() => { if (this.events === socket) this.listen(this.lastId); }, 300))
-        .catch(gone);
-    };
-  }
-
-  line(text) {
-    const w = this.waiters[0];
-    if (!w) return;
-    w.lines.push(text);
-    if (w.done(text)) {
-      this.waiters.shift();
-      w.resolve(w.lines);
-    } else if (w.onLine) {
-      w.onLine(text);
-    }
-  }
-
-  fail(error) {
-    for (const w of this.waiters) w.reject(error);
-    this.waiters = [];
-  }
-
-  /** Sends lines and collects the replies up to the line `done` accepts. */
-  exchange(lines, done, onLine) {
-    const run = () => new Promise((resolve, reject) => {
-      this.waiters.push({ lines: [], done, resolve, reject, onLine });
-      fetch(`/api/session/${this.id}/send`, { method: 'POST', body: lines.join('\n') + '\n' })
-        .then((r) => { if (!r.ok) return r.text().then((t) => { throw new Error(t); }); })
-        .catch((e) => { this.fail(e); });
-    });
-    this.queue = this.queue.then(run, run);
-    return this.queue;
-  }
-
-  /** Sends a control line (`stop`) at once, past the exchanges waiting:
-   * the engine acts on it during a search (protocol.md, Order). */
-  send(line) {
-    return fetch(`/api/session/${this.id}/send`, { method: 'POST', body: line + '\n' }).catch(() => {});
-  }
-
-  /** Replaces the engine; resolves once the event stream has moved past
-   * the old engine's lines, so no new exchange can be cleared by them. */
-  async restart() {
-    const restarted = new Promise((resolve, reject) => {
-      const timer = setTimeout(() => reject(new Error('the server did not restart the engine')), 10000);
-      this.onRestarted = () => { clearTimeout(timer); this.onRestarted = null; resolve(); };
-    });
-    const r = await fetch(`/api/session/${this.id}/restart`, { method: 'POST' });
-    if (!r.ok) throw new Error(await r.text());
-    // A socket that closed after the engine stopped opens again.
-    if (this.events.readyState !== WebSocket.OPEN) this.listen(this.lastId);
-    await restarted;
-    this.queue = Promise.resolve();
-  }
-
-  /** The engine draws a chance outcome and plays it; returns it. */
-  async roll() {
-    const lines = await this.exchange(['roll'], (l) => l.startsWith('rolled ') || l.startsWith('info string error: '));
-    const last = lines[lines.length - 1];
-    if (!last.startsWith('rolled ')) throw new Error(last.slice(19));
-    return last.slice(7);
-  }
-}
-
-// ---------------------------------------------------------------- games --
-
-/** Points a move passes through: [{name}], drop flag. */
-function movePoints(move) {
-  return { drop: move.startsWith('@'), points: move.match(/[a-q]\d+/g) || [] };
-}
-
-/** Expands a board row ("3SS10") into cells (null = empty). */
-function expandRow(row) {
-  const cells = [];
-  for (const m of row.matchAll(/(\d+)|([A-Za-z])/g)) {
-    if (m[1]) for (let i = 0; i < Number(m[1]); i++) cells.push(null);
-    else cells.push(m[2]);
-  }
-  return cells;
-}
-
-const name = (file, rank) => String.fromCharCode(97 + file) + rank;
-
-const GAMES = {
-  'hat-diviyan-keliya': {
-    howto(options) {
-      const large = options.board === 'large';
-      const [tigers, leopards, captures] = large ? ['Two tigers', 'eight', 'three'] : ['One tiger', 'seven', 'four'];
-      const start = options.start === 'apex'
-        ? `The ${large ? 'tigers start on b1 and b2' : 'tiger starts on the apex, b1'}; the leopards move first, dropping one leopard per turn on an empty point, and once all ${leopards} are down they step along the lines.`
-        : `The tiger player first places ${large ? 'both tigers, one per turn,' : 'the tiger'} on any point; the leopards are then dropped one per turn on empty points, and once all ${leopards} are down they step along the lines.`;
-      return [
-        `${tigers} against ${leopards} leopards. ${start}`,
-        'A tiger steps along a line, or jumps a leopard next to it onto the empty point just beyond, in a straight line, capturing it. Capturing is never forced.',
-        `The tigers win after ${captures} captures; the leopards win when no tiger can move. 100 plies (50 moves each) without a capture or drop end the game in a draw. @ in the move list is a drop.`,
-      ];
-    },
-    optionHelp: {
-      board: { small: 'ten points, one tiger, seven leopards', large: 'fifteen points, two tigers, eight leopards' },
-      start: { ludovici: 'empty board: the tiger player places first', apex: 'a tiger on the apex: the leopards move first' },
-    },
-    legend: { T: 'the tiger', L: 'a leopard' },
-    title: 'Hat Diviyan Keliya',
-    seats: { t: 'Tiger', l: 'Leopards' },
-    layout(options) {
-      const rows = options.board === 'large' ? 5 : 4;
-      const dx = 60, dy = 80, w = 2 * dx * (rows - 1) + 80, top = 40;
-      const points = { b1: [w / 2, top] };
-      const notationRows = [['b1']];
-      for (let r = 2; r <= rows; r++) {
-        const row = [];
-        ['a', 'b', 'c'].forEach((f, i) => {
-          points[f + r] = [w / 2 + (i - 1) * dx * (r - 1), top + (r - 1) * dy];
-          row.push(f + r);
-        });
-        notationRows.push(row);
-      }
-      const lines = [];
-      for (const f of ['a', 'b', 'c']) {
-        let prev = 'b1';
-        for (let r = 2; r <= rows; r++) { lines.push([prev, f + r]); prev = f + r; }
-      }
-      for (let r = 2; r <= rows; r++) lines.push(['a' + r, 'b' + r], ['b' + r, 'c' + r]);
-      return { points, lines, notationRows, width: w, height: top * 2 + (rows - 1) * dy, radius: 20 };
-    },
-    piece(letter) {
-      return letter === 'T' ? { fill: '#a8520c', text: 'T', color: '#fff' } : { fill: '#4a3b24', text: 'L', color: '#f2d36b' };
-    },
-    extra(fields) {
-      const large = fields[0].split('/').length === 5;
-      const onBoard = (fields[0].match(/L/g) || []).length;
-      const captured = (large ? 8 : 7) - onBoard - Number(fields[3]);
-      return `Tigers in hand: ${fields[2]}   Leopards in hand: ${fields[3]}   Leopards captured: ${captured} of ${large ? 3 : 4}`;
-    },
-  },
-
-  'awithlaknannai-mosona': {
-    howto(options) {
-      const leap = options.leap === 'straight'
-        ? 'Capture by leaping over an enemy neighbour to the empty point straight beyond it.'
-        : 'Capture by leaping over an enemy neighbour to an empty point joined to it by a line, not back where you came from and not next to your start: the leap may turn, following the lines of the board.';
-      const lines = options.board === 'plain' ? 'Only the middle row and the diagonals are lines.' : 'The three rows and the diagonals are lines.';
-      const end = options.ending === 'count'
-        ? '50 plies without a capture end the game: the side with more men wins (equal: a draw).'
-        : '50 plies without a capture end the game in a draw.';
-      return [
-        `Twelve men each; only the centre point i2 is empty. A man steps to an empty neighbouring point along a line. ${lines}`,
-        `${leap} A man that can leap again must, and the whole chain is one move. Capturing is forced${options.leap === 'straight' ? '.' : ": so White's only first move is f1g2i2, a leap over g2 onto the centre."}`,
-        `Capture every enemy man to win; a side that cannot move loses. ${end}`,
-      ];
-    },
-    optionHelp: {
-      board: { lined: 'the outer rows are lines too', plain: 'the outer rows are not lines' },
-      leap: { bent: 'a leap may turn along the lines', straight: 'a leap goes straight on' },
-      ending: { draw: 'a draw after 50 plies without a capture', count: 'more men wins after 50 plies without a capture' },
-    },
-    legend: { W: 'a White man', B: 'a Black man' },
-    title: 'Awithlaknannai Mosona',
-    seats: { w: 'White', b: 'Black' },
-    layout(options) {
-      const dx = 34, ys = { 3: 40, 2: 110, 1: 180 }, points = {};
-      const top = [], middle = [], bottom = [];
-      for (let f = 0; f < 17; f++) {
-        if (f % 2 === 0) { points[name(f, 2)] = [30 + f * dx, ys[2]]; middle.push(name(f, 2)); }
-        else {
-          points[name(f, 3)] = [30 + f * dx, ys[3]]; top.push(name(f, 3));
-          points[name(f, 1)] = [30 + f * dx, ys[1]]; bottom.push(name(f, 1));
-        }
-      }
-      const lines = [];
-      for (let i = 0; i + 1 < middle.length; i++) lines.push([middle[i], middle[i + 1]]);
-      for (let i = 0; i < 8; i++) {
-        for (const outer of [top[i], bottom[i]]) lines.push([outer, middle[i]], [outer, middle[i + 1]]);
-        if (options.board !== 'plain' && i + 1 < 8) lines.push([top[i], top[i + 1]], [bottom[i], bottom[i + 1]]);
-      }
-      return { points, lines, notationRows: [top, middle, bottom], width: 60 + 16 * dx, height: 220, radius: 14 };
-    },
-    piece(letter) {
-      return letter === 'W' ? { fill: '#fbfaf5', text: '', color: '#000', stroke: '#333' } : { fill: '#222', text: '', color: '#fff' };
-    },
-    extra(fields) {
-      const count = (letter) => (fields[0].match(new RegExp(letter, 'g')) || []).length;
-      return `White pieces: ${count('W')}   Black pieces: ${count('B')}`;
-    },
-  },
-
-  'safari-dual': {
-    howto: [
-      'Every piece steps one square in any direction to an empty square. The shaded corners are the lions\' bases.',
-      'The piece that moves captures enemies caught in a line between it and a partner: elephant with elephant, giraffe with giraffe (even an enemy one), or its own lion with its own elephants and giraffes.',
-      'Win by capturing the enemy lion or by moving your lion onto the enemy lion\'s base. 100 plies without a capture end the game in a draw.',
-    ],
-    legend: { L: 'Round\'s lion', E: 'Round\'s elephant', G: 'Round\'s giraffe', l: 'Angular\'s lion', e: 'Angular\'s elephant', g: 'Angular\'s giraffe' },
-    title: 'Safari-Dual',
-    seats: { r: 'Round', a: 'Angular' },
-    layout() {
-      const s = 70, points = {}, notationRows = [], squares = [];
-      for (let rank = 5; rank >= 1; rank--) {
-        const row = [];
-        for (let f = 0; f < 5; f++) {
-          const p = name(f, rank);
-          points[p] = [20 + s / 2 + f * s, 20 + s / 2 + (5 - rank) * s];
-          row.push(p);
-          squares.push({ name: p, x: 20 + f * s, y: 20 + (5 - rank) * s, size: s, base: p === 'a1' || p === 'e5' });
-        }
-        notationRows.push(row);
-      }
-      return { points, lines: [], squares, notationRows, width: 40 + 5 * s, height: 40 + 5 * s, radius: 24 };
-    },
-    piece(letter) {
-      const round = letter === letter.toUpperCase();
-      return { fill: round ? '#c0392b' : '#2c6e99', text: letter.toUpperCase(), color: '#fff', shape: round ? 'circle' : 'diamond' };
-    },
-  },
-
-  'kilkenny-cats': {
-    howto: [
-      'Roll the die, then move one cat exactly that many squares in a straight line, over empty squares only. Landing on an enemy cat captures it.',
-      'Each seat races its cats to its two mice, the small squares beyond the opposite edge (marked with its initial); a mouse needs the exact roll.',
-      'The first seat with cats on both of its mice wins; a seat that has lost all its cats is out, and the last seat in play wins. If no cat can move the roll, the move is a pass. 200 plies without a capture or a landing on a mouse end the game in a draw.',
-    ],
-    optionHelp: {
-      players: { 2: 'South against North', 3: 'South, West and North', 4: 'all four seats' },
-    },
-    legend: { S: 'a South cat', W: 'a West cat', N: 'a North cat', E: 'an East cat' },
-    title: 'Kilkenny Cats',
-    seats: { s: 'South', w: 'West', n: 'North', e: 'East' },
-    mice: ['h16', 'i16', 'h1', 'i1', 'p8', 'p9', 'a8', 'a9'],
-    // RULES.md: South's mice are h16 i16, North's h1 i1, West's p8 p9, East's a8 a9.
-    miceOwners: { h16: 's', i16: 's', h1: 'n', i1: 'n', p8: 'w', p9: 'w', a8: 'e', a9: 'e' },
-    layout() {
-      const s = 30, points = {}, squares = [], notationRows = [];
-      const at = (f, rank) => [10 + s / 2 + f * s, 10 + s / 2 + (16 - rank) * s];
-      for (let rank = 16; rank >= 1; rank--) {
-        for (let f = 0; f < 16; f++) {
-          const p = name(f, rank);
-          const playable = f >= 1 && f <= 14 && rank >= 2 && rank <= 15;
-          const mouse = this.mice.includes(p);
-          if (!playable && !mouse) continue;
-          points[p] = at(f, rank);
-          squares.push({ name: p, x: 10 + f * s, y: 10 + (16 - rank) * s, size: s, mouse, owner: mouse ? this.miceOwners[p] : null });
-        }
-      }
-      for (let rank = 15; rank >= 2; rank--) {
-        const row = [];
-        for (let f = 1; f <= 14; f++) row.push(name(f, rank));
-        notationRows.push(row);
-      }
-      return { points, lines: [], squares, notationRows, width: 20 + 16 * s, height: 20 + 16 * s, radius: 11 };
-    },
-    piece(letter) {
-      // Each 4.5:1 or more against the white letter.
-      const colors = { S: '#c0392b', W: '#1e8449', N: '#2c6e99', E: '#8e44ad' };
-      return { fill: colors[letter], text: letter, color: '#fff' };
-    },
-    extra(fields) {
-      const names = this.seats;
-      // A seat with no cat left on the board (cats on mice move no more) is out.
-      const cats = fields[0];
-      const seats = [...fields[3]];
-      const out = seats.filter((l) => !cats.includes(l.toUpperCase()));
-      const inPlay = seats.filter((l) => !out.includes(l)).map((l) => names[l] || l).join(', ');
-      const roll = fields[2] === '-' ? 'must roll the die' : `rolled ${fields[2]}`;
-      const gone = out.length ? `   ·   Out: ${out.map((l) => names[l] || l).join(', ')}` : '';
-      return `${names[fields[1]] || fields[1]} ${roll}   ·   Seats in play: ${inPlay}${gone}`;
-    },
-  },
-};
-
-/** Pieces by point name from a notation. */
-function parsePosition(gameId, layout, notation) {
-  const fields = notation.trim().split(/\s+/);
-  const pieces = {};
-  fields[0].split('/').forEach((row, i) => {
-    expandRow(row).forEach((cell, j) => {
-      const point = layout.notationRows[i] && layout.notationRows[i][j];
-      if (cell && point) pieces[point] = cell;
-    });
-  });
-  if (gameId === 'kilkenny-cats' && fields[4]) {
-    [...fields[4]].forEach((c, i) => { if (c !== '-') pieces[GAMES[gameId].mice[i]] = c; });
-  }
-  return { fields, pieces, side: fields[1] ? fields[1].toLowerCase() : '' };
-}
-
 // ------------------------------------------------------------------ app --
 
 const $ = (id) => document.getElementById(id);
@@ -364,6 +22,8 @@ const state = {
   hintMove: null,
   hintFor: null,
   zoomed: false, // the phone's board drawn wider than the screen (Zoom)
+  main: null, // the game kept while a variation is played (analysis.js)
+  analysis: null, // the engine's view of each position of the game (analysis.js)
   notation: '',
   side: '',
   status: 'ongoing',
@@ -651,7 +311,7 @@ async function newGameStep() {
   state.game = $('game').value;
   state.options = chosenOptions();
   // Nothing of the previous game is drawn on the new game's board.
-  Object.assign(state, { notation: '', moves: [], history: [], legal: [], selection: [], chance: false, view: null, resigned: null, paused: false, stepOnce: false, undone: [], hintMove: null, focusPoint: null });
+  Object.assign(state, { notation: '', moves: [], history: [], legal: [], selection: [], chance: false, view: null, resigned: null, paused: false, stepOnce: false, undone: [], hintMove: null, focusPoint: null, main: null });
   const words = Object.entries(state.options).map(([k, v]) => `${k}=${v}`).join(' ');
   {
     const lines = await engine.exchange([`newgame ${state.game} ${words}`.trim(), 'query seats', 'd'], (l) => l.startsWith('Status: '));
@@ -930,7 +590,7 @@ async function redo() {
 
 /** The person gives the game up (two seats, one person). */
 function resign() {
-  if (state.busy || !humanToMove() || !onePerson() || state.seats.length !== 2) return;
+  if (state.busy || !humanToMove() || !onePerson() || state.seats.length !== 2 || state.main) return;
   state.resigned = state.side;
   state.selection = [];
   save();
@@ -985,12 +645,6 @@ function playOn() {
   run(async () => {});
 }
 
-/** The game's moves as text: the protocol's own `position` line, which the
- * engine (and any program that speaks its protocol) replays as it is. */
-function gameText() {
-  return `position fen ${state.start}${state.moves.length ? ' moves ' + state.moves.join(' ') : ''}`;
-}
-
 /** Shows the position before move `ply` (after the ply-th move); the game
  * itself goes on unchanged. */
 function showPly(ply) {
@@ -1010,23 +664,11 @@ async function flip() {
   await run(async () => {});
 }
 
-async function setPosition() {
+/** Set position: a notation, a `position` line or a whole game record. */
+function setPosition() {
   const text = $('paste').value.trim();
   if (!text || state.busy) return;
-  const saved = { start: state.start, moves: state.moves, history: [...state.history], captures: [...(state.captures || [])] };
-  state.selection = [];
-  await run(async () => {
-    state.start = text;
-    state.moves = [];
-    state.history = [];
-    try {
-      await sync();
-    } catch (e) {
-      Object.assign(state, saved);
-      await sync();
-      throw e;
-    }
-  });
+  openRecord(text).catch((e) => message(String(e.message || e)));
 }
 
 // ---------------------------------------------------------- keep a game --
@@ -1040,10 +682,12 @@ const SAVED = 'menagerie-board-game';
 function save() {
   // The kept game stays kept while the page offers it.
   if (state.holdSaved || !$('resume').hidden) return;
+  // The game, not a variation played from it.
+  const line = state.main || state;
   const kept = {
     // A resigned game is over, though the rules say nothing of it: kept
     // as over, it is never offered to play on.
-    game: state.game, options: state.options, start: state.start, moves: state.moves, status: state.resigned ? 'resigned' : state.status,
+    game: state.game, options: state.options, start: state.start, moves: line.moves, status: line.resigned ? 'resigned' : line.status,
     human: $('human').value, strength: $('strength').value, movetime: $('movetime').value,
   };
   for (const store of [sessionStorage, localStorage]) {
@@ -1391,6 +1035,9 @@ function render() {
   board.classList.toggle('zoomed', state.zoomed === true);
   const targetSize = 2 * (layout.radius + 4);
   board.style.setProperty('--zoomed-width', `${Math.ceil(layout.width * Math.max(1, 44 / targetSize))}px`);
+  // On a wide screen the board grows with the window (style.css).
+  board.style.setProperty('--board-width', `${layout.width}px`);
+  board.style.setProperty('--board-aspect', String(layout.width / layout.height));
   animateLastMove(svg, layout, ply);
   if (focused) focused.focus();
   $('notation').value = state.notation;
@@ -1401,6 +1048,7 @@ function render() {
   state.moves.forEach((m, i) => {
     const before = state.history[i] || {};
     const li = document.createElement('li');
+    if (state.main && i >= branchPly()) li.dataset.variation = 'yes';
     if (before.chance) {
       li.className = 'roll';
       // A die's outcome reads as its number ("South rolls 4"); others as written.
@@ -1437,12 +1085,16 @@ function render() {
   }
   // Counted in moves, as the list numbers them: rolls are not moves.
   const movesIn = (n) => state.moves.slice(0, n).filter((_, i) => !(state.history[i] || {}).chance).length;
-  if (state.view !== null) status = `Looking at the position after move ${movesIn(ply)} of ${movesIn(state.moves.length)} (← → to step, End for the game now)`;
+  if (state.view !== null) status = `Looking at the position after move ${movesIn(ply)} of ${movesIn(state.moves.length)} (← → to step, End for the ${state.main ? 'variation' : 'game'} now; Play from here tries another move)`;
+  else if (state.main && !ongoing()) status = `In the variation: ${status}`;
   if (state.serverGone) status = 'The server has stopped: nothing can be played until it is started again and the page reloaded';
   setStatus(status);
   // The flow around the game: what a person can do now.
   const alone = onePerson() && state.seats.length === 2;
-  $('resign').hidden = !(alone && humanToMove() && !state.busy);
+  $('resign').hidden = !(alone && humanToMove() && !state.busy && !state.main);
+  $('play-here').hidden = !(state.view !== null && !state.busy);
+  $('variation').hidden = !state.main;
+  if (state.main) $('variation-text').textContent = `A variation from move ${movesIn(branchPly())}: the game (${movesIn(state.main.moves.length)} moves) is kept.`;
   $('hint-move').hidden = !(humanToMove() && !isChance() && !state.busy && state.view === null);
   const engines = state.human.size === 0 && ongoing();
   $('stop').hidden = !(engines && !state.paused);
@@ -1456,21 +1108,24 @@ function render() {
     Object.assign(state, { hintMove: null, hintFor: null });
     hint('');
   }
-  const over = !ongoing() && !state.busy && state.notation !== '';
+  const over = !ongoing() && !state.busy && state.notation !== '' && !state.main;
   $('over').hidden = !over;
   if (over) {
     // The result itself is the status line's, said once.
     $('over-text').textContent = gameSummary();
-    $('game-text').value = gameText();
+    $('game-text').value = gameRecord();
     $('switch').hidden = !onePerson();
   }
+  if (state.notation) $('record').value = gameRecord();
+  drawGraph();
+  if (state.view === null) soundForPly(state.moves.length);
   $('roll').hidden = !(humanToMove() && isChance());
   $('pass').hidden = !(humanToMove() && state.legal.length === 1 && state.legal[0] === 'pass');
   if (state.serverGone) {
-    for (const id of ['resign', 'hint-move', 'stop', 'step', 'play-on', 'redo', 'roll', 'pass', 'restart']) $(id).hidden = true;
+    for (const id of ['resign', 'hint-move', 'stop', 'step', 'play-on', 'redo', 'roll', 'pass', 'restart', 'play-here']) $(id).hidden = true;
   }
   // New game stays open: it stops the engine and starts at once.
-  for (const id of ['undo', 'flip', 'set']) $(id).disabled = state.busy;
+  for (const id of ['undo', 'flip', 'set', 'analyse', 'over-analyse', 'back-to-game']) $(id).disabled = state.busy;
 }
 
 // ---------------------------------------------------------------- start --
@@ -1510,7 +1165,8 @@ async function main() {
     state.holdSaved = true;
     await newGame();
     state.holdSaved = false;
-    offerResume(kept);
+    // A link names a game: it is opened; otherwise the kept game is offered.
+    if (!openLink()) offerResume(kept);
   } catch (e) {
     const why = String(e.message || e);
     message(why);
@@ -1571,7 +1227,10 @@ async function main() {
   };
   // Another game: the menus, to choose a game, ruleset and seat.
   $('over-new').onclick = () => { $('game').scrollIntoView({ block: 'nearest' }); $('game').focus(); };
-  $('copy-game').onclick = () => navigator.clipboard && navigator.clipboard.writeText(gameText()).catch(() => {});
+  $('copy-game').onclick = () => copyText(gameRecord());
+  setUpRecord();
+  setUpAnalysis();
+  setUpSounds();
   $('show-eval').onchange = () => { $('thinking').hidden = !$('show-eval').checked; };
   // Stepping through the moves: arrows, Home and End, outside text fields.
   document.addEventListener('keydown', (e) => {

@@ -11,33 +11,11 @@
 // board runs, default its own; tools/board/slow-engine.py delays every
 // `position` line, as a stalled machine does: the test must pass there).
 
-import { chromium } from 'playwright-core';
-import { spawn, execFileSync } from 'node:child_process';
-import { mkdirSync } from 'node:fs';
+import { execFileSync } from 'node:child_process';
 import path from 'node:path';
-import { fileURLToPath } from 'node:url';
-
-const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');
-const bin = process.env.MENAGERIE_BIN || path.join(root, 'target', 'release');
-const out = process.env.E2E_OUT || path.join(root, 'target', 'board-e2e');
-mkdirSync(out, { recursive: true });
-
-// A deadline against a hang, never what a verdict waits for: every wait
-// here ends on the event it waits for (a move shown, a turn, a message),
-// and only a page or engine that never gets there meets this. On a busy
-// machine (a clean-clone CI beside four CPU hogs) a wait of 10 s was met
-// by a page that was merely slow.
-const HANG = 120000;
-
-let failures = 0;
-function check(condition, what) {
-  if (condition) {
-    console.log(`ok - ${what}`);
-  } else {
-    failures++;
-    console.log(`FAILED - ${what}`);
-  }
-}
+import {
+  HANG, bin, check, board, waitForTurn, clickPath, axeCheck, closePage, shot, startServer, launchBrowser, letterContrasts, finish,
+} from './e2e-common.mjs';
 
 // The pieces a notation places, parsed here independently of the page.
 const name = (f, r) => String.fromCharCode(97 + f) + r;
@@ -85,17 +63,8 @@ function engineNotation(game, options, start, moves) {
   return text.split('\n').find((l) => l.startsWith('Notation: ')).slice(10);
 }
 
-function clickPath(move) {
-  const points = move.match(/[a-q]\d+/g) || [];
-  if (move.startsWith('@') || points.length <= 2) return points;
-  return [points[0], ...points.filter((_, i) => i > 0 && i % 2 === 0)];
-}
 
-const board = (page, attr) => page.getAttribute('#board', `data-${attr}`);
 
-async function waitForTurn(page) {
-  await page.waitForFunction(() => ['human', 'over'].includes(document.querySelector('#board').dataset.turn), null, { timeout: HANG });
-}
 
 async function playGame(page, game, options, humanMoves) {
   await page.selectOption('#game', game);
@@ -189,46 +158,9 @@ async function compareWithEngine(page, game, options) {
   await axeCheck(page, `${game} on a desktop`);
 }
 
-/** axe-core (a well-kept accessibility checker) on the page as it is:
- * no serious or critical finding. */
-async function axeCheck(page, what) {
-  if (!(await page.evaluate(() => typeof window.axe === 'object'))) {
-    await page.addScriptTag({ path: path.join(root, 'tools', 'board', 'node_modules', 'axe-core', 'axe.min.js') });
-  }
-  const found = await page.evaluate(async () => {
-    const result = await window.axe.run(document, { resultTypes: ['violations'] });
-    return result.violations.filter((v) => ['serious', 'critical'].includes(v.impact))
-      .map((v) => `${v.id} (${v.nodes.length}: ${v.nodes.slice(0, 2).map((n) => n.target.join(' ')).join(', ')})`);
-  });
-  check(found.length === 0, `${what}: axe-core finds nothing serious or critical ${found.join('; ')}`);
-}
-
-/** Closes a page after freeing its engine as the page's own pagehide
- * beacon would (Playwright's close does not wait for it), so that the
- * server's places are not held by pages already gone. */
-async function closePage(page) {
-  await page.evaluate(() => fetch(`/api/session/${window.menagerie.engine.id}/close`, { method: 'POST' }).then((r) => r.status));
-  await page.close();
-}
-
-/** A screenshot kept as a test artefact; one per feature checked. */
-async function shot(page, name) {
-  await page.screenshot({ path: path.join(out, `${name}.png`) });
-}
-
 async function main() {
-  const port = 20000 + Math.floor(Math.random() * 20000);
-  const engineArgs = process.env.E2E_ENGINE ? ['--engine', process.env.E2E_ENGINE] : [];
-  const server = spawn(path.join(bin, 'menagerie-board'), ['--port', String(port), '--movetime', '40', ...engineArgs], { stdio: ['ignore', 'pipe', 'inherit'] });
-  await new Promise((resolve, reject) => {
-    server.stdout.on('data', (d) => { if (String(d).includes('open http://')) resolve(); });
-    server.on('exit', (code) => reject(new Error(`menagerie-board exited with ${code}`)));
-    setTimeout(() => reject(new Error('menagerie-board did not start')), HANG);
-  });
-  const browser = await chromium.launch({
-    executablePath: process.env.CHROMIUM || '/usr/bin/chromium',
-    args: ['--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run', '--disable-background-networking', '--disable-component-update', '--disable-sync'],
-  });
+  const { server, port } = await startServer();
+  const browser = await launchBrowser();
   try {
     // One browser profile: a tab opened again sees what the page kept.
     const mainProfile = await browser.newContext({ viewport: { width: 1100, height: 800 } });
@@ -590,27 +522,7 @@ async function main() {
     await page.selectOption('#opt-players', '4');
     await page.click('#new');
     await page.waitForFunction(() => document.querySelector('#board').dataset.notation.includes(' swne '), null, { timeout: HANG });
-    const contrasts = await page.evaluate(() => {
-      const luminance = (color) => {
-        const [r, g, b] = color.match(/\d+(\.\d+)?/g).slice(0, 3).map((v) => Number(v) / 255)
-          .map((c) => (c <= 0.03928 ? c / 12.92 : ((c + 0.055) / 1.055) ** 2.4));
-        return 0.2126 * r + 0.7152 * g + 0.0722 * b;
-      };
-      const ratio = (a, b) => {
-        const [x, y] = [luminance(a), luminance(b)].sort((p, q) => q - p);
-        return (x + 0.05) / (y + 0.05);
-      };
-      const fill = (e) => getComputedStyle(e).fill;
-      const found = [];
-      for (const g of document.querySelectorAll('#board g[data-piece]')) {
-        const text = g.querySelector('.piece-label');
-        const shape = g.querySelector('circle, polygon');
-        if (text && shape) found.push([`cat ${g.dataset.piece}`, ratio(fill(text), fill(shape))]);
-      }
-      const mice = [...document.querySelectorAll('#board rect.mouse')];
-      for (const label of document.querySelectorAll('#board .mouse-label')) found.push([`mouse ${label.dataset.mouse}`, ratio(fill(label), fill(mice[0]))]);
-      return found;
-    });
+    const contrasts = (await letterContrasts(page)).filter(([what]) => /^(cat|mouse) /.test(what));
     const faint = contrasts.filter(([, r]) => r < 4.5).map(([what, r]) => `${what} ${r.toFixed(2)}:1`);
     const kinds = new Set(contrasts.map(([what]) => what));
     check(kinds.size >= 8 && faint.length === 0, `every letter on the board at 4.5:1 or more (${kinds.size} kinds; ${faint.join(', ') || 'none fainter'})`);
@@ -682,9 +594,12 @@ async function main() {
     const keptStatus = await page.evaluate(() => JSON.parse(localStorage.getItem('menagerie-board-game')).status);
     check(keptStatus === 'resigned', `a resigned game is kept as over, never offered to play on (${keptStatus})`);
     const record = await page.inputValue('#game-text');
-    check(record === `position fen ${flowStart} moves ${four.join(' ')}`, `the game's moves as a position line: ${record}`);
-    const replayed = execFileSync(path.join(bin, 'menagerie'), ['newgame safari-dual', record, 'd'], { encoding: 'utf8' });
-    check(replayed.includes(`Notation: ${await board(page, 'notation')}`), 'which the engine replays to the same position');
+    const lines = record.split('\n');
+    check(lines[0] === '# menagerie game record 1' && lines.includes('# result: win a (resigned)') && lines.includes('newgame safari-dual')
+      && lines.includes(`position fen ${flowStart} moves ${four.join(' ')}`), `the end panel's game record names the game, its moves and the resignation: ${JSON.stringify(record)}`);
+    // The record as it is, piped into the engine.
+    const replayed = execFileSync(path.join(bin, 'menagerie'), [], { input: `${record}\nd\nquit\n`, encoding: 'utf8' });
+    check(replayed.includes(`Notation: ${await board(page, 'notation')}`) && !replayed.includes('error'), `which the engine replays as it is to the same position: ${replayed.split('\n').slice(-4).join(' | ')}`);
     await shot(page, 'game-over-panel');
     await page.click('#over-new');
     check(await page.evaluate(() => document.activeElement.id === 'game'), 'Another game leads to the game menu');
@@ -894,13 +809,7 @@ async function main() {
     // A tab beyond the server's places never stays a dead "Starting…"
     // page: it says it could not start, and why.
     {
-      const smallPort = port + 1;
-      const small = spawn(path.join(bin, 'menagerie-board'), ['--port', String(smallPort), '--movetime', '40', '--max-sessions', '1', ...engineArgs], { stdio: ['ignore', 'pipe', 'inherit'] });
-      await new Promise((resolve, reject) => {
-        small.stdout.on('data', (d) => { if (String(d).includes('open http://')) resolve(); });
-        small.on('exit', (code) => reject(new Error(`the second menagerie-board exited with ${code}`)));
-        setTimeout(() => reject(new Error('the second menagerie-board did not start')), HANG);
-      });
+      const { server: small, port: smallPort } = await startServer(['--max-sessions', '1']);
       const first = await mainProfile.newPage();
       await first.goto(`http://127.0.0.1:${smallPort}/`);
       await waitForTurn(first);
@@ -937,8 +846,7 @@ async function main() {
     await browser.close();
     server.kill();
   }
-  console.log(failures ? `${failures} check(s) failed` : 'all checks passed');
-  process.exit(failures ? 1 : 0);
+  finish();
 }
 
 main().catch((e) => {

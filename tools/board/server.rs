@@ -36,10 +36,24 @@ use clap::Parser;
 use sessions::Sessions;
 use tokio::sync::watch;
 
-const INDEX: &str = include_str!("index.html");
-const APP: &str = include_str!("app.js");
-const STYLE: &str = include_str!("style.css");
-const ICON: &str = include_str!("favicon.svg");
+/// The page's files, built into the server: path, type, content.
+const ASSETS: &[(&str, &str, &str)] = &[
+    ("/", "text/html; charset=utf-8", include_str!("index.html")),
+    (
+        "/style.css",
+        "text/css; charset=utf-8",
+        include_str!("style.css"),
+    ),
+    ("/engine.js", JS, include_str!("engine.js")),
+    ("/games.js", JS, include_str!("games.js")),
+    ("/record.js", JS, include_str!("record.js")),
+    ("/analysis.js", JS, include_str!("analysis.js")),
+    ("/sound.js", JS, include_str!("sound.js")),
+    ("/app.js", JS, include_str!("app.js")),
+    ("/favicon.svg", "image/svg+xml", include_str!("favicon.svg")),
+    ("/favicon.ico", "image/svg+xml", include_str!("favicon.svg")),
+];
+const JS: &str = "text/javascript; charset=utf-8";
 
 /// Serves a board for the four games on http://127.0.0.1:<port>/ and plays
 /// against the engine through its protocol.
@@ -332,27 +346,14 @@ async fn blocking<T: Send + 'static>(work: impl FnOnce() -> T + Send + 'static) 
 }
 
 fn router(server: Arc<Server>) -> Router {
-    Router::new()
-        .route(
-            "/",
-            get(|headers: HeaderMap| async move { asset(&headers, "text/html; charset=utf-8", INDEX) }),
-        )
-        .route(
-            "/app.js",
-            get(|headers: HeaderMap| async move { asset(&headers, "text/javascript; charset=utf-8", APP) }),
-        )
-        .route(
-            "/style.css",
-            get(|headers: HeaderMap| async move { asset(&headers, "text/css; charset=utf-8", STYLE) }),
-        )
-        .route(
-            "/favicon.svg",
-            get(|headers: HeaderMap| async move { asset(&headers, "image/svg+xml", ICON) }),
-        )
-        .route(
-            "/favicon.ico",
-            get(|headers: HeaderMap| async move { asset(&headers, "image/svg+xml", ICON) }),
-        )
+    let mut router = Router::new();
+    for &(path, kind, body) in ASSETS {
+        router = router.route(
+            path,
+            get(move |headers: HeaderMap| async move { asset(&headers, kind, body) }),
+        );
+    }
+    router
         .route("/api/config", get(config))
         .route("/api/session", post(new_session))
         .route("/api/session/{id}/send", post(send))
