@@ -101,9 +101,15 @@ function analyse() {
   const line = mainLine().moves;
   const game = state.game;
   const seats = (state.main || state).seats;
+  // Said at once: the view of another game or an earlier analysis is gone.
+  $('analysis-status').textContent = 'Analysing…';
+  state.analysis = null;
+  drawGraph();
   start(async () => {
     const values = [];
     state.analysis = { game, start: state.start, moves: line, seats, kind: analysisKind(), values };
+    // The engine's best view, whatever strength it plays at.
+    await engine.exchange([`setoption name Skill value ${FULL_STRENGTH}`, 'isready'], (l) => l === 'readyok');
     try {
       for (let ply = 0; ply <= line.length; ply++) {
         unlessStopped();
@@ -122,7 +128,8 @@ function analyse() {
       }
       $('analysis-status').textContent = `The engine's view of ${line.length} move${line.length === 1 ? '' : 's'} (${analysisKind() === 'chance' ? "each seat's chance to win, from the network" : `a search of ${ANALYSIS_NODES} nodes a position`}). Click the graph to see a position.`;
     } finally {
-      // The engine goes back to the position in play.
+      // The engine goes back to its strength and the position in play.
+      await setStrength();
       if (!state.next) await sync();
     }
   });
@@ -141,6 +148,7 @@ function drawGraph() {
   const line = mainLine().moves;
   const fits = a && a.game === state.game && a.start === state.start && a.moves.every((m, i) => line[i] === m);
   box.replaceChildren();
+  delete box.dataset.points;
   $('analysis-legend').replaceChildren();
   if (!fits || a.values.length < 1) return;
   const [w, h, pad] = [320, 120, 6];

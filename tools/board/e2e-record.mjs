@@ -33,8 +33,15 @@ async function openText(page, text) {
 
 /** Waits for the page to show `n` moves with nothing in hand. */
 async function waitForMoves(page, n) {
-  await page.waitForFunction((k) => document.querySelector('#board').dataset.moves.split(' ').filter(Boolean).length === k
-    && !window.menagerie.state.busy, n, { timeout: HANG });
+  try {
+    await page.waitForFunction((k) => document.querySelector('#board').dataset.moves.split(' ').filter(Boolean).length === k
+      && !window.menagerie.state.busy, n, { timeout: HANG });
+  } catch (e) {
+    const seen = await page.evaluate(() => ({ ...document.querySelector('#board').dataset, status: document.querySelector('#status').textContent,
+      message: document.querySelector('#message').textContent, hint: document.querySelector('#hint').textContent, busy: window.menagerie.state.busy,
+      paused: window.menagerie.state.paused, human: [...window.menagerie.state.human], menu: document.querySelector('#human').value }));
+    throw new Error(`waiting for ${n} moves: ${JSON.stringify(seen)}`);
+  }
 }
 
 const HDK_END = [
@@ -122,14 +129,28 @@ async function links(browser, page, port) {
 }
 
 async function analysis(page) {
-  // Safari-Dual, four moves: one line (the first seat's view).
+  // Safari-Dual, four moves: one line (the first seat's view). At the
+  // weakest strength the analysis is still the engine's best.
+  await page.selectOption('#strength', '0');
+  await page.evaluate(() => {
+    const engine = window.menagerie.engine;
+    const exchange = engine.exchange.bind(engine);
+    window.sentLines = [];
+    engine.exchange = (lines, ...rest) => { window.sentLines.push(...lines); return exchange(lines, ...rest); };
+  });
   await page.click('#analyse');
   await page.waitForFunction(() => /The engine's view/.test(document.querySelector('#analysis-status').textContent), null, { timeout: HANG });
   const plies = await moveCount(page);
   check(Number(await page.getAttribute('#graph', 'data-points')) === plies + 1 && (await page.$$eval('#graph .graph-line', (e) => e.length)) === 1,
     `the graph has a value for each of the ${plies + 1} positions, one line at two seats`);
-  const box = await page.$('#graph svg');
-  const r = await box.boundingBox();
+  const sent = await page.evaluate(() => window.sentLines.filter((l) => /^go |Skill/.test(l)));
+  const firstGo = sent.findIndex((l) => l.startsWith('go '));
+  const lastGo = sent.length - 1 - [...sent].reverse().findIndex((l) => l.startsWith('go '));
+  check(firstGo > 0 && sent[firstGo - 1].endsWith('Skill value 20') && sent.slice(lastGo).some((l) => l.endsWith('Skill value 0')),
+    `the analysis searches at full strength and gives the chosen strength back: ${sent.filter((l) => /Skill/.test(l)).join(', ')}`);
+  await page.selectOption('#strength', '20');
+  await page.waitForFunction(() => !window.menagerie.state.busy, null, { timeout: HANG });
+  const r = await page.locator('#graph svg').boundingBox();
   await page.mouse.click(r.x + 6, r.y + r.height / 2);
   check((await board(page, 'shown')) === (await board(page, 'start')), 'a click at the graph\'s left edge shows the start');
   await shot(page, 'analysis-graph');
@@ -142,7 +163,9 @@ async function analysis(page) {
   await page.selectOption('#human', '');
   await page.waitForSelector('#over:not([hidden])', { timeout: HANG });
   await page.click('#over-analyse');
-  await page.waitForFunction(() => /The engine's view/.test(document.querySelector('#analysis-status').textContent), null, { timeout: HANG });
+  const plies3 = await moveCount(page);
+  await page.waitForFunction((n) => /The engine's view/.test(document.querySelector('#analysis-status').textContent)
+    && document.querySelector('#graph').dataset.points === String(n + 1), plies3, { timeout: HANG });
   const lines = await page.$$eval('#graph .graph-line', (e) => e.map((l) => [l.dataset.seat, l.getAttribute('points').split(' ').pop()]));
   const winner = (await page.evaluate(() => window.menagerie.state.status)).split(' ')[1];
   const top = lines.find(([s]) => s === winner);

@@ -131,7 +131,9 @@ async function openRecord(text) {
       await loadGame({ ...before, result: before.resigned ? `win ${state.seats.find((s) => s !== before.resigned)} (resigned)` : null });
       throw e;
     } finally {
-      state.paused = paused;
+      // Held only between engines: with a person at the board nothing
+      // would let the engines go on again.
+      state.paused = paused && state.human.size === 0;
     }
   });
 }
