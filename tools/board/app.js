@@ -312,7 +312,7 @@ async function newGameStep() {
   state.options = chosenOptions();
   // Nothing of the previous game is drawn on the new game's board.
   Object.assign(state, { notation: '', moves: [], history: [], legal: [], selection: [], chance: false, view: null, resigned: null, paused: false, stepOnce: false, undone: [], hintMove: null, focusPoint: null, main: null });
-  const words = Object.entries(state.options).map(([k, v]) => `${k}=${v}`).join(' ');
+  const words = rulesetWords(state.options);
   {
     const lines = await engine.exchange([`newgame ${state.game} ${words}`.trim(), 'query seats', 'd'], (l) => l.startsWith('Status: '));
     const error = errorIn(lines);
@@ -1247,7 +1247,7 @@ async function main() {
   $('restart').onclick = () => run(async () => {
     await engine.restart();
     $('restart').hidden = true;
-    const words = Object.entries(state.options).map(([k, v]) => `${k}=${v}`).join(' ');
+    const words = rulesetWords(state.options);
     await engine.exchange([`newgame ${state.game} ${words}`.trim(), 'isready'], (l) => l === 'readyok');
     await setStrength();
     await sync();

@@ -73,6 +73,19 @@ export function launchBrowser() {
   });
 }
 
+/** A page of the board in `context`, opened and set up, with the script
+ * errors it shows collected (the test fails on any). */
+export async function openBoard(context, port) {
+  context.setDefaultTimeout(HANG);
+  const page = await context.newPage();
+  const pageErrors = [];
+  page.on('pageerror', (e) => pageErrors.push(String(e)));
+  page.on('console', (m) => { if (m.type() === 'error') pageErrors.push(`console: ${m.text()}`); });
+  await page.goto(`http://127.0.0.1:${port}/`);
+  await waitForTurn(page);
+  return { page, pageErrors };
+}
+
 /** axe-core (a well-kept accessibility checker) on the page as it is:
  * no serious or critical finding. */
 export async function axeCheck(page, what) {

@@ -12,7 +12,7 @@
 import { execFileSync } from 'node:child_process';
 import path from 'node:path';
 import {
-  HANG, bin, check, board, waitForTurn, clickPath, axeCheck, closePage, shot, startServer, launchBrowser, letterContrasts, finish,
+  HANG, bin, check, board, waitForTurn, clickPath, axeCheck, closePage, shot, openBoard, startServer, launchBrowser, letterContrasts, finish,
 } from './e2e-common.mjs';
 
 const moveCount = async (page) => (await board(page, 'moves')).split(' ').filter(Boolean).length;
@@ -96,7 +96,7 @@ async function records(page) {
     'a record opened from a file sets up its game, moves and rolls');
 }
 
-async function links(browser, page, port) {
+async function links(browser, page) {
   await page.selectOption('#human', 's');
   await openText(page, 'newgame safari-dual\nposition startpos');
   for (let i = 0; i < 2; i++) {
@@ -306,20 +306,14 @@ async function main() {
   const browser = await launchBrowser();
   try {
     const context = await browser.newContext({ viewport: { width: 1100, height: 800 } });
-    context.setDefaultTimeout(HANG);
-    const page = await context.newPage();
-    const pageErrors = [];
-    page.on('pageerror', (e) => pageErrors.push(String(e)));
-    page.on('console', (m) => { if (m.type() === 'error') pageErrors.push(`console: ${m.text()}`); });
-    await page.goto(`http://127.0.0.1:${port}/`);
-    await waitForTurn(page);
+    const { page, pageErrors } = await openBoard(context, port);
     const began = Date.now();
     const section = async (name, run) => {
       await run();
       console.log(`# ${name} done at ${((Date.now() - began) / 1000).toFixed(1)} s`);
     };
     await section('records', () => records(page));
-    await section('links', () => links(browser, page, port));
+    await section('links', () => links(browser, page));
     await section('analysis', () => analysis(page));
     await section('variations', () => variations(page));
     await section('sounds', () => sounds(browser, page, port));

@@ -14,7 +14,7 @@
 import { execFileSync } from 'node:child_process';
 import path from 'node:path';
 import {
-  HANG, bin, check, board, waitForTurn, clickPath, axeCheck, closePage, shot, startServer, launchBrowser, letterContrasts, finish,
+  HANG, bin, check, board, waitForTurn, clickPath, axeCheck, closePage, shot, openBoard, startServer, launchBrowser, letterContrasts, finish,
 } from './e2e-common.mjs';
 
 // The pieces a notation places, parsed here independently of the page.
@@ -164,13 +164,7 @@ async function main() {
   try {
     // One browser profile: a tab opened again sees what the page kept.
     const mainProfile = await browser.newContext({ viewport: { width: 1100, height: 800 } });
-    mainProfile.setDefaultTimeout(HANG);
-    const page = await mainProfile.newPage();
-    const pageErrors = [];
-    page.on('pageerror', (e) => pageErrors.push(String(e)));
-    page.on('console', (m) => { if (m.type() === 'error') pageErrors.push(`console: ${m.text()}`); });
-    await page.goto(`http://127.0.0.1:${port}/`);
-    await waitForTurn(page);
+    const { page, pageErrors } = await openBoard(mainProfile, port);
     await playGame(page, 'hat-diviyan-keliya', { start: 'ludovici', board: 'small' }, 4);
     // Contrast (WCAG AA): text 4.5:1, marks 3:1, on the board's colour.
     const colours = await page.evaluate(() => {
