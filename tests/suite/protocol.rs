@@ -652,3 +652,37 @@ fn rust_log_debug_logs_every_line_whole() {
         "{log}"
     );
 }
+
+/// A game record's comment lines (protocol.md, "Game records") get no
+/// answer and move nothing: the same lines with and without them give the
+/// same output, `readyok` still after all before it, in a pipeline ending
+/// in `quit`.
+#[test]
+fn comment_lines_are_answered_by_nothing() {
+    let plain = [
+        "newgame hat-diviyan-keliya start=ludovici board=small",
+        "position fen 1/L2/L2/T1L l 0 1 3 moves @b4",
+        "query status",
+        "isready",
+        "d",
+        "quit",
+    ];
+    let mut noted = vec![
+        "# menagerie game record 1",
+        "  # result: win l (tiger-trapped)",
+    ];
+    for line in plain {
+        noted.push(line);
+        noted.push("# a note between commands");
+    }
+    let out = engine(&noted);
+    assert_eq!(out, engine(&plain));
+    assert!(errors(&out).is_empty(), "{out}");
+    let lines: Vec<&str> = out.lines().collect();
+    let over = lines
+        .iter()
+        .position(|l| *l == "info string game over: win l (tiger-trapped)");
+    let ready = lines.iter().position(|l| *l == "readyok");
+    assert!(over.is_some() && over < ready, "{out}");
+    assert_eq!(lines[ready.unwrap() - 1], "response win l tiger-trapped");
+}
