@@ -723,8 +723,11 @@ async function main() {
       await waitForTurn(phone);
       // The board holds still: it fits when drawn and after every redraw
       // (a point chosen, the choice cleared), never waited into fitting.
-      const widthNow = () => phone.$eval('#board svg', (e) => {
-        const box = e.getBoundingClientRect();
+      // Measured in one evaluation: a page redraw between finding the
+      // board and measuring it (as $eval may do) would measure a detached
+      // drawing, 0 px wide.
+      const widthNow = () => phone.evaluate(() => {
+        const box = document.querySelector('#board svg').getBoundingClientRect();
         return box.left >= 0 ? Math.round(box.width) : Infinity;
       });
       const widths = [await widthNow()];
@@ -736,12 +739,16 @@ async function main() {
         await phone.keyboard.press('Escape');
         widths.push(await widthNow());
       }
-      const fits = widths.every((w) => w <= 390);
+      const fits = widths.every((w) => w > 0 && w <= 390);
       if (!fits) await shot(phone, `phone-${game}-too-wide`);
       check(fits, `${game}: on a phone the board fits the screen and holds still (${widths.join(', ')} px wide)`);
       await phone.click('#zoom');
-      const smallest = await phone.$$eval('.target', (els) => Math.min(...els.map((e) => e.getBoundingClientRect().width)));
-      check(smallest >= 44, `${game}: zoomed on a phone every point is a 44 px target (${smallest.toFixed(1)} px)`);
+      const sizes = await phone.evaluate(() => [...document.querySelectorAll('#board .target')]
+        .map((e) => [Number(e.getBoundingClientRect().width.toFixed(1)), e.closest('[data-point]').dataset.point])
+        .sort((a, b) => a[0] - b[0]));
+      const smallest = sizes.length ? sizes[0][0] : 0;
+      check(sizes.length > 0 && smallest >= 44,
+        `${game}: zoomed on a phone every point is a 44 px target (${sizes.length ? `${smallest} px at ${sizes[0][1]}` : 'no point drawn'})`);
       await shot(phone, `phone-${game}-zoomed`);
       await phone.click('#zoom');
       // No page scrolls sideways, whatever ruleset the menus show (their
