@@ -10,7 +10,7 @@ use std::time::Instant;
 use crate::progress::{self, count, Throttle};
 use crate::task::{once, Catalogue, Context, Made, Refused};
 use menagerie_rules::catalogue::{self, Attach};
-use menagerie_rules::game::endgame::Slice;
+use menagerie_rules::game::endgame::{Army, Slice};
 use menagerie_rules::game::session::{DynSession, Session};
 use menagerie_rules::game::Game;
 use menagerie_tables::audit::{self, Selection, Verdict};
@@ -126,7 +126,7 @@ pub fn task<C: Catalogue>(args: TablesArgs, ctx: &Context) -> Made {
         action: args.action,
         men: args.men,
         dir: args.dir.map_or_else(|| ctx.tables.clone(), PathBuf::from),
-        only: args.slice.map(|s| Slice::new(s.mover, s.other)),
+        only: args.slice.map(|s| Slice::of(Army(s.mover), Army(s.other))),
         threads: args
             .threads
             .unwrap_or_else(|| std::thread::available_parallelism().map_or(1, |n| n.get())),

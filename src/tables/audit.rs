@@ -12,7 +12,6 @@ use menagerie_rules::game::Game;
 
 use crate::file::FileError;
 use crate::probe::Tables;
-use crate::retrograde;
 use crate::verify::{verify_slice, Report, Unverified};
 
 /// Which slices a verification takes, and whether earlier records count.
@@ -27,8 +26,8 @@ pub struct Selection {
 }
 
 impl Selection {
-    fn takes(&self, slice: Slice) -> bool {
-        !self.men.is_some_and(|m| slice.men() > m) && !self.only.is_some_and(|o| o != slice)
+    fn takes(&self, slice: Slice, men: u32) -> bool {
+        !self.men.is_some_and(|m| men > m) && !self.only.is_some_and(|o| o != slice)
     }
 }
 
@@ -79,10 +78,7 @@ pub fn record_path(slice_file: &Path) -> PathBuf {
 fn stamp(tables: &Tables, slice: Slice) -> String {
     let checksum = |s: Slice| tables.slice(s).map_or(0, |f| f.header.checksum);
     let mut stamp = format!("verified {slice} {:08x}; reads", checksum(slice));
-    for read in retrograde::dependencies(slice)
-        .into_iter()
-        .chain([slice.swapped()])
-    {
+    for read in tables.reads(slice) {
         stamp.push_str(&format!(" {read} {:08x}", checksum(read)));
     }
     stamp.push('\n');
@@ -105,7 +101,7 @@ pub fn verify_all<G: Game>(
 ) -> Result<Summary, Unverified> {
     let mut summary = Summary::default();
     for slice in tables.slices() {
-        if !selection.takes(slice) {
+        if !selection.takes(slice, tables.men_of(slice)) {
             continue;
         }
         let verdict = verify_one::<G>(rules, tables, slice, selection.fresh, threads, stop)?;
@@ -152,10 +148,11 @@ fn verify_one<G: Game>(
     threads: usize,
     stop: &AtomicBool,
 ) -> Result<Verdict, Unverified> {
-    let needed = retrograde::dependencies(slice)
+    if let Some(missing) = tables
+        .reads(slice)
         .into_iter()
-        .chain([slice.swapped()]);
-    if let Some(missing) = needed.into_iter().find(|s| tables.slice(*s).is_none()) {
+        .find(|s| tables.slice(*s).is_none())
+    {
         return Ok(Verdict::Skipped { slice, missing });
     }
     let file = tables.slice(slice).expect("a listed slice is open");

@@ -8,8 +8,8 @@
 //! |-------:|-----:|---------------------------------------------------|
 //! | 0      | 8    | magic `MNGRTBL2`                                  |
 //! | 8      | 4    | format version (2)                                |
-//! | 12     | 1    | men of the side to move                           |
-//! | 13     | 1    | men of the other side                             |
+//! | 12     | 1    | men (of the first kind) of the side to move       |
+//! | 13     | 1    | men (of the first kind) of the other side         |
 //! | 14     | 1    | the clock's end for the side to move: 0 loss, 1 draw, 2 win |
 //! | 15     | 1    | bytes per entry (2)                               |
 //! | 16     | 8    | entries                                           |
@@ -19,7 +19,9 @@
 //! | 80     | 48   | variant, zero-padded                              |
 //! | 128    | 4    | entries per block (2048)                          |
 //! | 132    | 4    | CRC-32 of the block checksum table                |
-//! | 136    | 116  | zero                                              |
+//! | 136    | 1    | men of the second kind of the side to move (0 in a game with one kind) |
+//! | 137    | 1    | men of the second kind of the other side          |
+//! | 138    | 114  | zero                                              |
 //! | 252    | 4    | CRC-32 of bytes 0 to 251                          |
 //! | 256    | 4 per block | CRC-32 of each block of entries            |
 //!
@@ -54,6 +56,8 @@ const MAGIC: &[u8; 8] = b"MNGRTBL2";
 const MAGIC_V1: &[u8; 8] = b"MNGRTBL1";
 const VERSION: u32 = 2;
 pub const HEADER: usize = 256;
+/// More pieces than any game's tables have.
+pub const MOST_MEN: u32 = 32;
 const HEADER_V1: usize = 128;
 const NAME_FIELD: usize = 48;
 /// Entries per checked block: 4 KiB, a page.
@@ -175,6 +179,13 @@ pub struct Expected {
     pub game: &'static str,
     pub variant: &'static str,
     pub limit: u32,
+    /// The game's pairs of slices up to a number of pieces
+    /// ([`menagerie_rules::game::endgame::Endgame::pairs`]).
+    pub pairs: fn(u32) -> Vec<Slice>,
+    /// The slices a slice's captures (and its mirror's) lead into.
+    pub dependencies: fn(Slice) -> Vec<Slice>,
+    /// Pieces every position has besides its slice's.
+    pub fixed_men: u32,
     entries: fn(Slice) -> u64,
     timeout: Box<dyn Fn(Slice) -> Option<Wdl> + Send + Sync>,
 }
@@ -188,9 +199,20 @@ impl Expected {
             game: G::ID,
             variant: (endgame.variant)(&rules),
             limit: G::NO_PROGRESS_LIMIT,
+            pairs: endgame.pairs,
+            dependencies: endgame.dependencies,
+            fixed_men: endgame.fixed_men,
             entries: endgame.slice_size,
             timeout: Box::new(move |slice| clock_end::<G>(&rules, slice)),
         })
+    }
+
+    /// Every slice the game has tables for, both of each pair.
+    pub fn all_slices(&self) -> Vec<Slice> {
+        (self.pairs)(MOST_MEN)
+            .into_iter()
+            .flat_map(Slice::members)
+            .collect()
     }
 
     /// Position numbers of `slice`.
@@ -262,8 +284,8 @@ impl Header {
         let mut h = [0u8; HEADER];
         h[0..8].copy_from_slice(MAGIC);
         h[8..12].copy_from_slice(&VERSION.to_le_bytes());
-        h[12] = self.slice.mover;
-        h[13] = self.slice.other;
+        h[12] = self.slice.mover.0[0];
+        h[13] = self.slice.other.0[0];
         h[14] = self.timeout.code();
         h[15] = 2;
         h[16..24].copy_from_slice(&self.entries.to_le_bytes());
@@ -273,6 +295,8 @@ impl Header {
         h[80..128].copy_from_slice(&name_field(&self.variant));
         h[128..132].copy_from_slice(&(BLOCK_ENTRIES as u32).to_le_bytes());
         h[132..136].copy_from_slice(&block_table_crc.to_le_bytes());
+        h[136] = self.slice.mover.0[1];
+        h[137] = self.slice.other.0[1];
         let crc = crc32fast::hash(&h[..252]);
         h[252..256].copy_from_slice(&crc.to_le_bytes());
         h
@@ -311,7 +335,10 @@ impl Header {
         {
             return Err(FileError::NotATable(path.to_path_buf()));
         }
-        Ok((Header::fields(bytes, path)?, u32_at(bytes, 132)))
+        let mut header = Header::fields(bytes, path)?;
+        header.slice.mover.0[1] = bytes[136];
+        header.slice.other.0[1] = bytes[137];
+        Ok((header, u32_at(bytes, 132)))
     }
 
     /// Compares every field that can change a value with what the game

@@ -8,30 +8,49 @@ use menagerie_rules::game::Game;
 use crate::file::{self, Check, Expected, FileError, SliceFile};
 use crate::value::{plies_left, Entry, Value, Wdl};
 
-/// Slices of up to this many men a side are looked for.
-const MOST_SIDE: usize = 16;
+/// Counts up to this many of each kind and side have a slot.
+const MOST_COUNT: usize = 16;
+const SLOTS: usize = MOST_COUNT * MOST_COUNT * MOST_COUNT * MOST_COUNT;
+const EMPTY_SLOT: u16 = u16::MAX;
 
 /// The slice files found for one game and ruleset.
 pub struct Tables {
     pub folder: PathBuf,
     pub game: String,
     pub variant: String,
-    slices: Vec<Option<SliceFile>>,
+    pairs: fn(u32) -> Vec<Slice>,
+    dependencies: fn(Slice) -> Vec<Slice>,
+    fixed_men: u32,
+    /// Each slice's place in `files`, by [`slot`]: a probe finds its file
+    /// by indexing, never by searching.
+    slots: Vec<u16>,
+    files: Vec<SliceFile>,
 }
 
 fn slot(slice: Slice) -> Option<usize> {
-    let (m, o) = (slice.mover as usize, slice.other as usize);
-    (m < MOST_SIDE && o < MOST_SIDE).then_some(m * MOST_SIDE + o)
+    let counts = [
+        slice.mover.0[0],
+        slice.other.0[0],
+        slice.mover.0[1],
+        slice.other.0[1],
+    ];
+    counts.iter().rev().try_fold(0, |at, &n| {
+        (usize::from(n) < MOST_COUNT).then_some(at * MOST_COUNT + usize::from(n))
+    })
 }
 
 impl Tables {
     /// No tables (yet) for this ruleset in `dir`.
-    pub fn empty(dir: &Path, game: &str, variant: &str) -> Tables {
+    pub fn empty(dir: &Path, expected: &Expected) -> Tables {
         Tables {
-            folder: file::folder(dir, game, variant),
-            game: game.to_string(),
-            variant: variant.to_string(),
-            slices: (0..MOST_SIDE * MOST_SIDE).map(|_| None).collect(),
+            folder: file::folder(dir, expected.game, expected.variant),
+            game: expected.game.to_string(),
+            variant: expected.variant.to_string(),
+            pairs: expected.pairs,
+            dependencies: expected.dependencies,
+            fixed_men: expected.fixed_men,
+            slots: vec![EMPTY_SLOT; SLOTS],
+            files: Vec::new(),
         }
     }
 
@@ -48,7 +67,7 @@ impl Tables {
     /// the first move would cost seconds on the clock. `tables build`,
     /// `verify` and `status` check every entry at once.
     pub fn open_with(dir: &Path, expected: &Expected, check: Check) -> (Tables, Vec<FileError>) {
-        let mut tables = Tables::empty(dir, expected.game, expected.variant);
+        let mut tables = Tables::empty(dir, expected);
         let mut problems = Vec::new();
         let names = match std::fs::read_dir(&tables.folder) {
             Ok(entries) => entries
@@ -62,47 +81,64 @@ impl Tables {
                 return (tables, problems);
             }
         };
-        for mover in 1..MOST_SIDE as u8 {
-            for other in 1..MOST_SIDE as u8 {
-                let slice = Slice::new(mover, other);
-                if !names.contains(&format!("{slice}.mtb")) {
-                    continue;
-                }
-                let path = file::slice_path(&tables.folder, slice);
-                match SliceFile::open(&path, expected, slice, check) {
-                    Ok(opened) => tables.insert(opened),
-                    Err(e) => problems.push(e),
-                }
+        for slice in expected.all_slices() {
+            if !names.contains(&format!("{slice}.mtb")) {
+                continue;
+            }
+            let path = file::slice_path(&tables.folder, slice);
+            match SliceFile::open(&path, expected, slice, check) {
+                Ok(opened) => tables.insert(opened),
+                Err(e) => problems.push(e),
             }
         }
         (tables, problems)
     }
 
     pub fn insert(&mut self, opened: SliceFile) {
-        if let Some(i) = slot(opened.header.slice) {
-            self.slices[i] = Some(opened);
+        let Some(i) = slot(opened.header.slice) else {
+            return;
+        };
+        match self.slots[i] {
+            EMPTY_SLOT => {
+                self.slots[i] = self.files.len() as u16;
+                self.files.push(opened);
+            }
+            at => self.files[usize::from(at)] = opened,
         }
     }
 
     /// The slice's file, unless it is missing or has failed a check.
     pub fn slice(&self, slice: Slice) -> Option<&SliceFile> {
-        self.slices[slot(slice)?]
-            .as_ref()
-            .filter(|f| !f.has_failed())
+        match self.slots[slot(slice)?] {
+            EMPTY_SLOT => None,
+            at => Some(&self.files[usize::from(at)]).filter(|f| !f.has_failed()),
+        }
+    }
+
+    /// The slices whose tables a slice's values are derived from: those
+    /// its captures lead into, and its mirror.
+    pub fn reads(&self, slice: Slice) -> Vec<Slice> {
+        let mut reads = (self.dependencies)(slice);
+        reads.push(slice.swapped());
+        reads
+    }
+
+    /// Pieces on the board in the positions of `slice`.
+    pub fn men_of(&self, slice: Slice) -> u32 {
+        slice.men() + self.fixed_men
     }
 
     /// Whether any file has failed a check since it was opened.
     pub fn any_failed(&self) -> bool {
-        self.slices.iter().flatten().any(SliceFile::has_failed)
+        self.files.iter().any(SliceFile::has_failed)
     }
 
     /// Problems found since the files were opened (a block that failed its
     /// checksum, a file cut while in use), each reported once: the file is
     /// left out from then on.
     pub fn take_problems(&self) -> Vec<FileError> {
-        self.slices
+        self.files
             .iter()
-            .flatten()
             .filter_map(SliceFile::take_problem)
             .collect()
     }
@@ -110,9 +146,8 @@ impl Tables {
     /// The slices present, smallest first.
     pub fn slices(&self) -> Vec<Slice> {
         let mut present: Vec<Slice> = self
-            .slices
+            .files
             .iter()
-            .flatten()
             .filter(|f| !f.has_failed())
             .map(|f| f.header.slice)
             .collect();
@@ -121,31 +156,40 @@ impl Tables {
     }
 
     pub fn is_empty(&self) -> bool {
-        self.slices.iter().all(Option::is_none)
+        self.files.is_empty()
     }
 
-    /// Most men of the positions that every slice up to it holds: tables
-    /// are complete up to this many men.
+    /// Most pieces of the positions that every slice up to it holds:
+    /// tables are complete up to this many (those every position has
+    /// counted); 0 if not even the smallest slices are here.
     pub fn complete_men(&self) -> u32 {
-        let mut men = 1;
-        loop {
-            let next = men + 1;
-            let all = (1..next).all(|m| {
-                let s = Slice::new(m as u8, (next - m) as u8);
-                self.slice(s).is_some() || slot(s).is_none()
-            });
-            if !all || next as usize >= 2 * MOST_SIDE {
+        let mut men = 0;
+        for next in 1..=file::MOST_MEN {
+            let pairs = (self.pairs)(next);
+            let fewer = (self.pairs)(next - 1).len();
+            if pairs.len() == fewer {
+                // No slice has exactly `next` pieces (fewer than the
+                // pieces every position has).
+                if pairs.is_empty() {
+                    continue;
+                }
+                return men;
+            }
+            if !pairs
+                .iter()
+                .all(|&p| p.members().iter().all(|&s| self.slice(s).is_some()))
+            {
                 return men;
             }
             men = next;
         }
+        men
     }
 
     /// Bytes of the mapped slices.
     pub fn bytes(&self) -> u64 {
-        self.slices
+        self.files
             .iter()
-            .flatten()
             .filter(|f| !f.has_failed())
             .map(|f| 2 * f.entries())
             .sum()

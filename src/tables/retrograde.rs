@@ -146,42 +146,10 @@ impl From<FileError> for BuildError {
     }
 }
 
-/// Slices of up to `men` men, one of each pair (the side to move having
-/// at least as many), in the order they can be built.
-pub fn pairs(max_side: u8, men: u32) -> Vec<Slice> {
-    let mut pairs = Vec::new();
-    for total in 2..=men {
-        for mover in (1..total).rev() {
-            let other = total - mover;
-            if mover >= other && mover <= u32::from(max_side) {
-                pairs.push(Slice::new(mover as u8, other as u8));
-            }
-        }
-    }
-    pairs
-}
-
 /// The pair's slices: the slice and, unless it is its own mirror, the
 /// mirror.
 pub fn members(pair: Slice) -> Vec<Slice> {
-    if pair.mover == pair.other {
-        vec![pair]
-    } else {
-        vec![pair, pair.swapped()]
-    }
-}
-
-/// The smaller slices the captures of a slice and its mirror lead into.
-pub fn dependencies(pair: Slice) -> Vec<Slice> {
-    let mut needed = Vec::new();
-    for s in [pair, pair.swapped()] {
-        for taken in 1..s.other {
-            needed.push(Slice::new(s.other - taken, s.mover));
-        }
-    }
-    needed.sort();
-    needed.dedup();
-    needed
+    pair.members()
 }
 
 /// Builds the tables asked for, skipping slices already complete on disk
@@ -229,17 +197,14 @@ fn wanted_pairs<G: Game>(
 ) -> Result<Vec<Slice>, BuildError> {
     Ok(match request.only {
         Some(slice) => {
-            let pair = if slice.mover >= slice.other {
-                slice
-            } else {
-                slice.swapped()
-            };
-            if pair.other == 0 || pair.mover > endgame.max_side || (endgame.slice_size)(pair) == 0 {
+            let pair = slice.pair();
+            let known = (endgame.pairs)(pair.men() + endgame.fixed_men).contains(&pair);
+            if !known || (endgame.slice_size)(pair) == 0 {
                 return Err(BuildError::NoSuchSlice(slice));
             }
             vec![pair]
         }
-        None => pairs(endgame.max_side, request.men),
+        None => (endgame.pairs)(request.men),
     })
 }
 
@@ -339,7 +304,7 @@ impl<G: Game> Building<'_, G> {
                 found: true,
             });
         }
-        if let Some(&missing) = dependencies(pair)
+        if let Some(&missing) = (endgame.dependencies)(pair)
             .iter()
             .find(|&&s| tables.slice(s).is_none())
         {
@@ -413,9 +378,7 @@ fn filled<T: Clone>(len: usize, value: T, pair: Slice) -> Result<Vec<T>, BuildEr
 
 /// The slice a file's name gives (`4v3.mtb`).
 fn slice_of(path: &Path) -> Option<Slice> {
-    let stem = path.file_stem()?.to_str()?;
-    let (mover, other) = stem.split_once('v')?;
-    Some(Slice::new(mover.parse().ok()?, other.parse().ok()?))
+    path.file_stem()?.to_str()?.parse().ok()
 }
 
 /// Bytes a pair takes to build at its peak: per position a class (2

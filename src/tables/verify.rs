@@ -265,7 +265,7 @@ mod tests {
             let good = crate::tests::build_to(&rules, &dir, 4);
             let expected = crate::file::Expected::of::<Awithlaknannai>(&rules).unwrap();
             // The 4-men slices alone: captures lead nowhere.
-            let mut partial = Tables::empty(&dir, expected.game, expected.variant);
+            let mut partial = Tables::empty(&dir, &expected);
             let folder = crate::file::folder(&dir, expected.game, expected.variant);
             for slice in [Slice::new(2, 2), Slice::new(3, 1), Slice::new(1, 3)] {
                 let path = crate::file::slice_path(&folder, slice);

@@ -28,11 +28,52 @@ impl TablesAction {
 }
 
 /// A material slice as `tables` names one: `4v3`, four men for the side
-/// to move against three.
+/// to move against three; in a game with two kinds of piece counted,
+/// the counts by kind joined by `+` (`2+1v1+2`, a second kind's 0 left
+/// out).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct SliceArg {
-    pub mover: u8,
-    pub other: u8,
+    pub mover: [u8; 2],
+    pub other: [u8; 2],
+}
+
+impl SliceArg {
+    /// `4v3`, `2+1v0+2`; `None` unless written the one way `Display`
+    /// writes it.
+    fn parse(text: &str) -> Option<SliceArg> {
+        let side = |text: &str| {
+            let mut counts = [0u8; 2];
+            let mut parts = text.split('+');
+            for count in &mut counts {
+                if let Some(part) = parts.next() {
+                    if part.is_empty() || !part.bytes().all(|b| b.is_ascii_digit()) {
+                        return None;
+                    }
+                    *count = part.parse().ok()?;
+                }
+            }
+            parts.next().is_none().then_some(counts)
+        };
+        let (mover, other) = text.split_once(['v', 'V'])?;
+        let slice = SliceArg {
+            mover: side(mover)?,
+            other: side(other)?,
+        };
+        slice
+            .to_string()
+            .eq_ignore_ascii_case(text)
+            .then_some(slice)
+    }
+}
+
+impl fmt::Display for SliceArg {
+    fn fmt(&self, f: &mut fmt::Formatter) -> fmt::Result {
+        let side = |counts: [u8; 2]| match counts {
+            [n, 0] => n.to_string(),
+            [n, m] => format!("{n}+{m}"),
+        };
+        write!(f, "{}v{}", side(self.mover), side(self.other))
+    }
 }
 
 /// Most men a table build may ask for: every man of both sides.
@@ -157,18 +198,12 @@ impl TablesArgs {
                     args.threads = Some(number(word, value, ok, "threads=N with N from 1 to 256")?);
                 }
                 Some((key, value)) if key == "slice" => {
-                    let slice = value
-                        .split_once(['v', 'V'])
-                        .and_then(|(m, o)| {
-                            Some(SliceArg {
-                                mover: m.parse().ok()?,
-                                other: o.parse().ok()?,
-                            })
-                        })
-                        .filter(|s| s.mover > 0 && s.other > 0);
+                    // Whether the game has such a slice is the build's
+                    // to say (Safari-Dual's 0v0 is its two lions).
+                    let slice = SliceArg::parse(value);
                     args.slice = Some(slice.ok_or(WordsError::Word {
                         word: word.to_string(),
-                        expected: "slice=MvO, as slice=4v3",
+                        expected: "slice=MvO, as slice=4v3 or slice=2+1v1+2",
                     })?);
                 }
                 None if word.eq_ignore_ascii_case("fresh") => args.fresh = true,
@@ -197,7 +232,7 @@ impl fmt::Display for TablesArgs {
             write!(f, " dir={dir}")?;
         }
         if let Some(s) = self.slice {
-            write!(f, " slice={}v{}", s.mover, s.other)?;
+            write!(f, " slice={s}")?;
         }
         if let Some(n) = self.threads {
             write!(f, " threads={n}")?;

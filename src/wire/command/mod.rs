@@ -501,6 +501,16 @@ mod tests {
         assert_eq!(parse(line).to_string(), line);
         let line = "tables verify am board=plain men=9 dir=d slice=4v3 threads=2 fresh";
         assert_eq!(parse(line).to_string(), line);
+        for slice in ["0v0", "2+1v0+2", "3v1+1"] {
+            let line = format!("tables build safari men=5 slice={slice}");
+            assert_eq!(parse(&line).to_string(), line);
+        }
+        for bad in ["4+0v3", "4v", "2+1+1v1", "4v3x"] {
+            assert!(
+                error(&format!("tables build am slice={bad}")).contains("slice=MvO"),
+                "{bad}"
+            );
+        }
         assert!(error("tables fold am").contains("build, verify, status or bench"));
         assert_eq!(
             parse("tables bench am dir=x").to_string(),

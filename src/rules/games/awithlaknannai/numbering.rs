@@ -15,7 +15,7 @@ use std::sync::OnceLock;
 
 use super::{geometry_for, AwRules, Awithlaknannai, ALL, POINTS, WHITE};
 use crate::bits::{nth_one, ones as bits};
-use crate::game::endgame::{Endgame, Slice, TableKey};
+use crate::game::endgame::{capture_dependencies, one_kind_pairs, Endgame, Slice, TableKey};
 
 const SYMMETRIES: usize = 4;
 /// Most men of one side.
@@ -138,12 +138,24 @@ fn unrank_within(free: u32, size: usize, mut rank: u64) -> u32 {
     subset
 }
 
+/// The men of each side of a slice of this one-kind game; `None` for a
+/// slice with another kind counted.
+fn men(slice: Slice) -> Option<(u8, u8)> {
+    let ([mover, 0], [other, 0]) = (slice.mover.0, slice.other.0) else {
+        return None;
+    };
+    Some((mover, other))
+}
+
 fn slice_size(slice: Slice) -> u64 {
-    if slice.mover > MAX_SIDE || slice.other > MAX_SIDE || slice.men() > POINTS as u32 {
+    let Some((mover, other)) = men(slice) else {
+        return 0;
+    };
+    if mover > MAX_SIDE || other > MAX_SIDE || slice.men() > POINTS as u32 {
         return 0;
     }
-    let free = POINTS - slice.mover as usize;
-    canonical_sets(slice.mover).len() as u64 * BINOMIAL[free][slice.other as usize]
+    let free = POINTS - mover as usize;
+    canonical_sets(mover).len() as u64 * BINOMIAL[free][other as usize]
 }
 
 /// The slice and number of the position with `own` men to move against
@@ -156,13 +168,14 @@ fn number(own: u32, enemy: u32) -> (Slice, u64) {
             (own_image, enemy_image) = (o, e);
         }
     }
-    let slice = Slice::new(own.count_ones() as u8, enemy.count_ones() as u8);
-    let sets = canonical_sets(slice.mover);
+    let (mover, other) = (own.count_ones() as u8, enemy.count_ones() as u8);
+    let slice = Slice::new(mover, other);
+    let sets = canonical_sets(mover);
     let own_rank = sets
         .binary_search(&own_image)
         .expect("the smallest image of a mask is canonical") as u64;
     let free = ALL & !own_image;
-    let per_own = BINOMIAL[POINTS - slice.mover as usize][slice.other as usize];
+    let per_own = BINOMIAL[POINTS - mover as usize][other as usize];
     (slice, own_rank * per_own + rank_within(free, enemy_image))
 }
 
@@ -219,12 +232,13 @@ impl Awithlaknannai {
 }
 
 fn position(rules: &AwRules, slice: Slice, index: u64) -> Option<Awithlaknannai> {
-    if index >= slice_size(slice) || slice.mover == 0 || slice.other == 0 {
+    let (mover, other) = men(slice)?;
+    if index >= slice_size(slice) || mover == 0 || other == 0 {
         return None;
     }
-    let per_own = BINOMIAL[POINTS - slice.mover as usize][slice.other as usize];
-    let own = canonical_sets(slice.mover)[(index / per_own) as usize];
-    let enemy = unrank_within(ALL & !own, slice.other as usize, index % per_own);
+    let per_own = BINOMIAL[POINTS - mover as usize][other as usize];
+    let own = canonical_sets(mover)[(index / per_own) as usize];
+    let enemy = unrank_within(ALL & !own, other as usize, index % per_own);
     (number(own, enemy).1 == index).then(|| Awithlaknannai::with_pieces(rules, [own, enemy], WHITE))
 }
 
@@ -247,9 +261,20 @@ fn unmoves(after: &Awithlaknannai, out: &mut Vec<Awithlaknannai>) {
     }
 }
 
+fn pairs(men: u32) -> Vec<Slice> {
+    one_kind_pairs(MAX_SIDE, men)
+}
+
+/// A side with no man left has lost: its slices are never read.
+fn dependencies(pair: Slice) -> Vec<Slice> {
+    capture_dependencies(pair, 1)
+}
+
 pub(super) fn endgame() -> Endgame<Awithlaknannai> {
     Endgame {
-        max_side: MAX_SIDE,
+        pairs,
+        dependencies,
+        fixed_men: 0,
         variant,
         slice_size,
         position,
