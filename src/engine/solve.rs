@@ -70,7 +70,7 @@ fn answer(
         Ok(Solved::Known(analysis)) => {
             if let Source::Table(slice) = analysis.source {
                 remark(&format!(
-                    "solve: from the endgame tables ({slice}); N counts moves to the capture that settles the game"
+                    "solve: from the endgame tables ({slice}); N counts moves to the capture or the end that settles the game"
                 ));
             }
             if request.certificate.is_some() {

@@ -1,5 +1,6 @@
 //! The set bits of a mask, lowest first: how the bitboard games walk
-//! their pieces.
+//! their pieces; and the ranks of sets of squares, by which endgame
+//! tables number positions.
 
 pub fn ones(mut mask: u32) -> impl Iterator<Item = u8> {
     std::iter::from_fn(move || {
@@ -133,6 +134,46 @@ impl<const N: usize> ByteTables<N> {
         }
         acc
     }
+}
+
+/// `BINOMIAL[n][k]`: n choose k.
+pub static BINOMIAL: [[u64; 33]; 33] = {
+    let mut c = [[0u64; 33]; 33];
+    let mut n = 0;
+    while n <= 32 {
+        c[n][0] = 1;
+        let mut k = 1;
+        while k <= n {
+            c[n][k] = c[n - 1][k - 1] + if k < n { c[n - 1][k] } else { 0 };
+            k += 1;
+        }
+        n += 1;
+    }
+    c
+};
+
+/// Rank of `subset` among the subsets of its size of `free`, in
+/// colexicographic order of the positions within `free`.
+pub fn rank_within(free: u32, subset: u32) -> u64 {
+    ones(subset)
+        .enumerate()
+        .map(|(k, p)| BINOMIAL[(free & ((1 << p) - 1)).count_ones() as usize][k + 1])
+        .sum()
+}
+
+/// The subset of `free` with `size` points and colexicographic rank `rank`.
+pub fn unrank_within(free: u32, size: usize, mut rank: u64) -> u32 {
+    let mut subset = 0;
+    let mut top = free.count_ones() as usize;
+    for k in (1..=size).rev() {
+        // The largest position whose count of smaller subsets fits.
+        while BINOMIAL[top][k] > rank {
+            top -= 1;
+        }
+        rank -= BINOMIAL[top][k];
+        subset |= 1 << nth_one(u64::from(free), top);
+    }
+    subset
 }
 
 #[cfg(test)]

@@ -115,7 +115,7 @@ pub fn play<G: Game>(
                 if value == Value::Draw {
                     ""
                 } else {
-                    " (moves to the capture that settles it)"
+                    " (moves to the capture or the end that settles it)"
                 }
             };
             match exact.value(position) {

@@ -37,7 +37,7 @@ pub enum Source {
     /// The whole game, solved: distances count plies to the end.
     Solved { positions: usize },
     /// An endgame table of this slice: distances count plies to the
-    /// capture that settles the game.
+    /// capture (or the end of the game) that settles it.
     Table(Slice),
 }
 

@@ -379,38 +379,77 @@ fn tables_agree_with_the_independent_reference() {
     assert_eq!(groups.len(), 2);
     for (i, (rules, samples)) in groups.iter().enumerate() {
         let dir = fresh_dir(&format!("reference-{i}"));
-        let mut args = vec!["tables", "build", "am", "men=3"];
-        args.extend(rules.split_whitespace());
-        let dir_word = format!("dir={}", dir.display());
-        args.push(&dir_word);
-        assert_eq!(cli(&args).0, Some(0));
-        let mut lines = vec![
-            format!("setoption name TablePath value {}", dir.display()),
-            format!("newgame am {rules}"),
-        ];
-        for (fen, _) in samples {
-            lines.push(format!("position fen {fen}"));
-            lines.push("solve".to_string());
-        }
-        let refs: Vec<&str> = lines.iter().map(String::as_str).collect();
-        let out = engine(&refs);
-        let values: Vec<&str> = out
-            .lines()
-            .filter_map(|l| l.strip_prefix("Value: "))
-            .collect();
-        assert_eq!(values.len(), samples.len(), "{out}");
+        solve_agrees(&dir, "am", rules, 3, samples);
+    }
+}
+
+/// Safari-Dual's tables of the two lions and one more piece (every base
+/// rule in play: each side has lost three) against
+/// tools/reference/safari_tables.py (tests/data/safari_tables.txt).
+#[test]
+fn safari_tables_agree_with_the_independent_reference() {
+    let data = std::fs::read_to_string(concat!(
+        env!("CARGO_MANIFEST_DIR"),
+        "/tests/data/safari_tables.txt"
+    ))
+    .unwrap();
+    let samples: Vec<(String, String)> = data
+        .lines()
+        .filter(|l| !l.starts_with('#'))
+        .map(|l| {
+            let (fen, value) = l.split_once('|').unwrap();
+            (fen.to_string(), value.to_string())
+        })
+        .collect();
+    // Every material of up to 3 men, and all three values.
+    assert_eq!(samples.len(), 300);
+    for value in ["win", "draw", "loss"] {
+        assert!(samples.iter().any(|(_, v)| v == value), "{value}");
+    }
+    solve_agrees(
+        &fresh_dir("reference-safari"),
+        "safari-dual",
+        "",
+        3,
+        &samples,
+    );
+}
+
+/// Builds the tables of `game` to `men` in `dir` and checks that `solve`
+/// answers each sample from them with its value.
+fn solve_agrees(dir: &Path, game: &str, rules: &str, men: u32, samples: &[(String, String)]) {
+    let men_word = format!("men={men}");
+    let mut args = vec!["tables", "build", game, men_word.as_str()];
+    args.extend(rules.split_whitespace());
+    let dir_word = format!("dir={}", dir.display());
+    args.push(&dir_word);
+    assert_eq!(cli(&args).0, Some(0));
+    let mut lines = vec![
+        format!("setoption name TablePath value {}", dir.display()),
+        format!("newgame {game} {rules}"),
+    ];
+    for (fen, _) in samples {
+        lines.push(format!("position fen {fen}"));
+        lines.push("solve".to_string());
+    }
+    let refs: Vec<&str> = lines.iter().map(String::as_str).collect();
+    let out = engine(&refs);
+    let values: Vec<&str> = out
+        .lines()
+        .filter_map(|l| l.strip_prefix("Value: "))
+        .collect();
+    assert_eq!(values.len(), samples.len(), "{out}");
+    assert_eq!(
+        out.matches("info string solve: from the endgame tables")
+            .count(),
+        samples.len()
+    );
+    for ((fen, expected), got) in samples.iter().zip(values) {
         assert_eq!(
-            out.matches("info string solve: from the endgame tables")
-                .count(),
-            samples.len()
+            got.split_whitespace().next(),
+            Some(expected.as_str()),
+            "{game} {rules}: {fen}"
         );
-        for ((fen, expected), got) in samples.iter().zip(values) {
-            assert_eq!(
-                got.split_whitespace().next(),
-                Some(expected.as_str()),
-                "{rules}: {fen}"
-            );
-        }
     }
 }
 

@@ -10,10 +10,12 @@
 //! enemy piece is passed; anything else ends the walk with no capture.
 
 pub mod eval;
+mod numbering;
 
 use std::fmt;
 
 use crate::bits::ones as bits;
+use crate::game::endgame::{Endgame, Slice, TableKey};
 use crate::game::inputs::{InputSet, Inputs};
 use crate::game::observation::Man;
 use crate::game::{Game, OptionSpec, Outcome, Ruleset, Seat};
@@ -597,6 +599,18 @@ impl Game for Safari {
 
     fn move_key(mv: SafariMove) -> usize {
         mv.from as usize * SQUARES + mv.to as usize
+    }
+
+    fn endgame() -> Option<Endgame<Safari>> {
+        Some(numbering::endgame())
+    }
+
+    fn table_key(&self) -> Option<TableKey> {
+        self.key()
+    }
+
+    fn table_slice(&self) -> Option<Slice> {
+        self.slice_of()
     }
 
     fn is_capture(&self, mv: SafariMove) -> bool {

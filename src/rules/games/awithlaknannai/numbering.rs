@@ -14,7 +14,7 @@
 use std::sync::OnceLock;
 
 use super::{geometry_for, AwRules, Awithlaknannai, ALL, POINTS, WHITE};
-use crate::bits::{nth_one, ones as bits};
+use crate::bits::{ones as bits, rank_within, unrank_within, BINOMIAL};
 use crate::game::endgame::{capture_dependencies, one_kind_pairs, Endgame, Slice, TableKey};
 
 const SYMMETRIES: usize = 4;
@@ -75,22 +75,6 @@ fn map(s: usize, mask: u32) -> u32 {
         | t[3][(mask >> 24) as usize]
 }
 
-/// `BINOMIAL[n][k]`: n choose k.
-static BINOMIAL: [[u64; POINTS + 1]; POINTS + 1] = {
-    let mut c = [[0u64; POINTS + 1]; POINTS + 1];
-    let mut n = 0;
-    while n <= POINTS {
-        c[n][0] = 1;
-        let mut k = 1;
-        while k <= n {
-            c[n][k] = c[n - 1][k - 1] + if k < n { c[n - 1][k] } else { 0 };
-            k += 1;
-        }
-        n += 1;
-    }
-    c
-};
-
 /// The masks of `men` points that are the smallest of their orbit,
 /// ascending.
 fn canonical_sets(men: u8) -> &'static [u32] {
@@ -112,30 +96,6 @@ fn canonical_sets(men: u8) -> &'static [u32] {
         }
         sets
     })
-}
-
-/// Rank of `subset` among the subsets of its size of `free`, in
-/// colexicographic order of the positions within `free`.
-fn rank_within(free: u32, subset: u32) -> u64 {
-    bits(subset)
-        .enumerate()
-        .map(|(k, p)| BINOMIAL[(free & ((1 << p) - 1)).count_ones() as usize][k + 1])
-        .sum()
-}
-
-/// The subset of `free` with `size` points and colexicographic rank `rank`.
-fn unrank_within(free: u32, size: usize, mut rank: u64) -> u32 {
-    let mut subset = 0;
-    let mut top = free.count_ones() as usize;
-    for k in (1..=size).rev() {
-        // The largest position whose count of smaller subsets fits.
-        while BINOMIAL[top][k] > rank {
-            top -= 1;
-        }
-        rank -= BINOMIAL[top][k];
-        subset |= 1 << nth_one(u64::from(free), top);
-    }
-    subset
 }
 
 /// The men of each side of a slice of this one-kind game; `None` for a
