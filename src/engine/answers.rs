@@ -246,7 +246,7 @@ Commands (see protocol.md):
   solve [nodes n] [memory mib] [keys history|clock] [checkpoint path] [certificate path]
                                      exact value of the position and each move (solved games,
                                      endgame tables), else a proof search of n nodes
-  tables build|verify|status|bench <game> [key=value ...] [men=n] [dir=path] [slice=MvO]
+  tables build|verify|status|bench|plan <game> [key=value ...] [men=n] [dir=path] [slice=MvO]
                                      endgame tables (Awithlaknannai Mosona)
   selfplay <game> [key=value ...] games=n out=path [nodes=n] [openings=p] [seed=s] [shard=i/n]
                                      self-play games written as training data (resumable)

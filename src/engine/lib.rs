@@ -9,7 +9,7 @@
 //! - [`task`]: long work as tasks; each long command is one module that
 //!   owns its arguments, its run and its replies: [`perft`], [`bench`]
 //!   (speed measured on fixed work), [`solve`], [`tables_command`]
-//!   (`tables build|verify|status|bench`), [`selfplay`] (training data
+//!   (`tables build|verify|status|bench|plan`), [`selfplay`] (training data
 //!   from games of the engine against itself, with [`selfplay_file`], its
 //!   file format) and [`dataset`].
 //! - `channel` (the events the loop hears), `error` (its errors), `input`

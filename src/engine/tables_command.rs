@@ -14,7 +14,7 @@ use menagerie_rules::game::endgame::{Army, Slice};
 use menagerie_rules::game::session::{DynSession, Session};
 use menagerie_rules::game::Game;
 use menagerie_tables::audit::{self, Selection, Verdict};
-use menagerie_tables::file::{Expected, FileError};
+use menagerie_tables::file::{self, Expected, FileError};
 use menagerie_tables::probe::Tables;
 use menagerie_tables::retrograde::{self, BuildError, Event, Request};
 use menagerie_tables::speed::probe_speed;
@@ -116,7 +116,7 @@ impl Attach for TablesOf {
     }
 }
 
-/// `tables build|verify|status|bench <game> ...`: the task, on a session
+/// `tables build|verify|status|bench|plan <game> ...`: the task, on a session
 /// of the game and ruleset named (the folder, unless `dir=` gives one,
 /// is the engine's `TablePath`; the threads all the cores).
 pub fn task<C: Catalogue>(args: TablesArgs, ctx: &Context) -> Made {
@@ -179,7 +179,66 @@ pub fn run<G: Game>(
         TablesAction::Verify => verify::<G>(rules, job, &expected, stop, remark),
         TablesAction::Bench => speed::<G>(rules, job, &expected, stop, remark),
         TablesAction::Status => status(job, &expected, remark),
+        TablesAction::Plan => plan::<G>(job, &expected, remark),
     }
+}
+
+/// One line per number of men: the pairs a build of that many makes
+/// (each after the pairs it reads, so the lines are a cluster's job
+/// arrays, one task a pair), their positions, disk and the memory of the
+/// largest pair's build.
+fn plan<G: Game>(
+    job: &TablesJob,
+    expected: &Expected,
+    remark: &mut dyn FnMut(String),
+) -> Result<(), TablesError> {
+    let endgame = G::endgame().ok_or(TablesError::NoTables(G::ID))?;
+    let men = job.men.unwrap_or(0);
+    let (mut positions, mut bytes) = (0u64, 0u64);
+    let mut before = 0;
+    for total in 1..=men {
+        let pairs = (endgame.pairs)(total);
+        let new = &pairs[before..];
+        before = pairs.len();
+        if new.is_empty() {
+            continue;
+        }
+        let size = |p: &Slice| {
+            p.members()
+                .iter()
+                .map(|&s| expected.entries(s))
+                .sum::<u64>()
+        };
+        let numbers: u64 = new.iter().map(size).sum();
+        let disk: u64 = new
+            .iter()
+            .flat_map(|p| p.members())
+            .map(|s| file::length(expected.entries(s)))
+            .sum();
+        let memory = new
+            .iter()
+            .map(|&p| retrograde::memory_needed(&endgame, p))
+            .max()
+            .unwrap_or(0);
+        positions += numbers;
+        bytes += disk;
+        let names: Vec<String> = new.iter().map(Slice::to_string).collect();
+        remark(format!(
+            "tables plan {total} men: {} ({} pair{}, {} positions, {} MiB of disk, {} MiB to build the largest)",
+            names.join(" "),
+            new.len(),
+            if new.len() == 1 { "" } else { "s" },
+            count(numbers),
+            disk >> 20,
+            memory >> 20
+        ));
+    }
+    remark(format!(
+        "tables plan: up to {men} men, {} positions, {} MiB of disk",
+        count(positions),
+        bytes >> 20
+    ));
+    Ok(())
 }
 
 fn build<G: Game>(

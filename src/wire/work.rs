@@ -14,6 +14,9 @@ pub enum TablesAction {
     Status,
     /// Probes per second against move generation, side by side.
     Bench,
+    /// The pairs of slices a build of `men=N` makes, by number of men,
+    /// with their sizes: what a cluster's job arrays run.
+    Plan,
 }
 
 impl TablesAction {
@@ -23,6 +26,7 @@ impl TablesAction {
             TablesAction::Verify => "verify",
             TablesAction::Status => "status",
             TablesAction::Bench => "bench",
+            TablesAction::Plan => "plan",
         }
     }
 }
@@ -209,6 +213,11 @@ impl TablesArgs {
                 None if word.eq_ignore_ascii_case("fresh") => args.fresh = true,
                 _ => args.ruleset.push(word.to_string()),
             }
+        }
+        if action == TablesAction::Plan && args.men.is_none() {
+            return Err(WordsError::Needs(
+                "tables plan needs men=N (the most men of the tables, 2 or more)",
+            ));
         }
         if action == TablesAction::Build && args.men.is_none() && args.slice.is_none() {
             return Err(WordsError::Needs(

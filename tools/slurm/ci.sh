@@ -138,6 +138,17 @@ done
 "$B/menagerie" tables verify awithlaknannai-mosona board=plain "dir=$work/tables" | tail -1 \
     | grep -q "0 mismatches, 0 damaged files, 0 skipped, 10 verified before" \
     || fail "a verification after the cluster's derived slices again"
+# Safari-Dual's slices count two kinds (2+1v0 and its mirror 0v2+1): the
+# engine's plan gives the arrays, and the cluster's tables are the local
+# build's, verified task by task.
+"$B/menagerie" tables build safari-dual men=4 "dir=$work/safari-local" > /dev/null
+tools/slurm/tables.sh --game safari-dual --dir "$work/safari" --men 4 --wait > "$work/safari.out" \
+    || { cat "$work/safari.out" "$work"/safari/slurm/*.log; fail "Safari-Dual's job arrays failed"; }
+grep -q "built and verified: .*15 slices, complete to 4 men" "$work/safari.out" \
+    || fail "tables.sh did not report Safari-Dual's tables: $(cat "$work/safari.out")"
+diff -r -x '*.verified' "$work/safari-local/safari-dual" "$work/safari/safari-dual" \
+    || fail "the cluster's Safari-Dual tables differ from the local build"
+[ -e "$work/safari/safari-dual/standard/0v1+1.mtb.verified" ] || fail "no record of the mirror 0v1+1's verification"
 # A task that cannot write its slice fails the build, named; the arrays
 # after it never run. (A folder that cannot be made is refused before any
 # job is submitted; a folder where the first slice's file should be gets

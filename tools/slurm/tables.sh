@@ -67,13 +67,19 @@ export TABLES_RULES="${rules[*]}"
 rm -f "$dir"/slurm/*.exit
 previous=""
 levels=()
-for total in $(seq 2 "$men"); do
-    # The pairs of this many men, the side to move having as many or more.
-    pairs=()
-    for (( mover = total - 1; mover >= (total + 1) / 2; mover-- )); do
-        pairs+=("${mover}v$(( total - mover ))")
-    done
+# The engine's plan: per number of men, the pairs a build makes (each
+# reads only pairs of fewer men, so one level is one job array).
+plan_out=$("$engine" tables plan "$game" "${rules[@]}" "men=$men") \
+    || usage "the engine refused: tables plan $game ${rules[*]} men=$men: $(tail -1 <<< "$plan_out")"
+totals=()
+while read -r total names; do
+    read -r -a pairs <<< "$names"
     printf '%s\n' "${pairs[@]}" > "$dir/slurm/pairs-$total"
+    totals+=("$total")
+done < <(sed -n 's/^info string tables plan \([0-9]*\) men: \([^(]*\) (.*/\1 \2/p' <<< "$plan_out")
+for total in "${totals[@]}"; do
+    pairs=()
+    mapfile -t pairs < "$dir/slurm/pairs-$total"
     job=$(sbatch "${common[@]}" --job-name="tables-$total" --array="1-${#pairs[@]}" \
         ${previous:+--dependency=afterok:$previous --kill-on-invalid-dep=yes} \
         --export=ALL,TABLES_MEN="$total" --output="$dir/slurm/$total-%a.log" "$here/tables.sbatch")
@@ -86,7 +92,7 @@ if [ "$verify" -eq 1 ]; then
     # One task per slice and its mirror, every number of men, once the
     # last build has succeeded. Each leaves a record per slice it
     # verified, so a re-run skips what was verified and has not changed.
-    cat $(for total in $(seq 2 "$men"); do echo "$dir/slurm/pairs-$total"; done) > "$dir/slurm/pairs-verify"
+    cat $(for total in "${totals[@]}"; do echo "$dir/slurm/pairs-$total"; done) > "$dir/slurm/pairs-verify"
     verify_tasks=$(wc -l < "$dir/slurm/pairs-verify")
     job=$(sbatch "${common[@]}" --job-name=tables-verify --array="1-$verify_tasks" \
         --dependency="afterok:$previous" --kill-on-invalid-dep=yes \

@@ -454,7 +454,7 @@ mod tests {
         assert_eq!(parse("solve nodes 5000").to_string(), "solve nodes 5000");
         assert!(error("solve nodes").contains("a node count"));
         assert!(error("solve depth 3").contains("solve"));
-        assert!(error("tables").contains("build, verify, status or bench"));
+        assert!(error("tables").contains("build, verify, status, bench or plan"));
         let command = parse("selfplay kilkenny-cats players=3 games=10 nodes=500 out=/tmp/d.bin");
         assert_eq!(
             command,
@@ -501,6 +501,11 @@ mod tests {
         assert_eq!(parse(line).to_string(), line);
         let line = "tables verify am board=plain men=9 dir=d slice=4v3 threads=2 fresh";
         assert_eq!(parse(line).to_string(), line);
+        assert_eq!(
+            parse("tables plan sd men=6").to_string(),
+            "tables plan sd men=6"
+        );
+        assert!(error("tables plan sd").contains("needs men=N"));
         for slice in ["0v0", "2+1v0+2", "3v1+1"] {
             let line = format!("tables build safari men=5 slice={slice}");
             assert_eq!(parse(&line).to_string(), line);
@@ -511,7 +516,7 @@ mod tests {
                 "{bad}"
             );
         }
-        assert!(error("tables fold am").contains("build, verify, status or bench"));
+        assert!(error("tables fold am").contains("build, verify, status, bench or plan"));
         assert_eq!(
             parse("tables bench am dir=x").to_string(),
             "tables bench am dir=x"

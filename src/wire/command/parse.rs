@@ -204,9 +204,10 @@ fn tables(input: &str) -> Res<'_, Command> {
         map(keyword("verify"), |_| TablesAction::Verify),
         map(keyword("status"), |_| TablesAction::Status),
         map(keyword("bench"), |_| TablesAction::Bench),
+        map(keyword("plan"), |_| TablesAction::Plan),
     ));
     let (input, action) = expect(
-        "build, verify, status or bench",
+        "build, verify, status, bench or plan",
         preceded(multispace1, action),
     )
     .parse(input)?;
