@@ -227,10 +227,10 @@ fn bad_tables_lines_are_one_error_each_and_change_nothing() {
 }
 
 /// Plays a game from `fen` with the engine on both sides.
-fn play_out(dir: &Path, fen: &str, extra: &[&str]) -> String {
+fn play_out(dir: &Path, game: &str, fen: &str, extra: &[&str]) -> String {
     let mut lines = vec![format!("setoption name TablePath value {}", dir.display())];
     lines.extend(extra.iter().map(|s| s.to_string()));
-    lines.push("newgame am".to_string());
+    lines.push(format!("newgame {game}"));
     lines.push(format!("position fen {fen}"));
     for _ in 0..60 {
         lines.push("go depth 3".to_string());
@@ -300,12 +300,47 @@ fn the_engine_plays_won_endings_to_the_win_from_the_tables() {
     let value = last_value(&solved, "Value: ");
     assert!(value.starts_with("win "), "{solved}");
     assert!(solved.contains("info string solve: from the endgame tables (3v2)"));
-    let game = play_out(&dir, fen, &[]);
+    let game = play_out(&dir, "am", fen, &[]);
     assert!(game.contains("info string tables: 3v2 table"), "{game}");
     assert!(game.contains("info string game over: win w"), "{game}");
     // Without tables the same engine says nothing of them.
-    let off = play_out(&dir, fen, &["setoption name UseTables value false"]);
+    let off = play_out(&dir, "am", fen, &["setoption name UseTables value false"]);
     assert!(!off.contains("info string tables:"), "{off}");
+}
+
+/// Safari-Dual: Round wins in 8 moves with an elephant beside its lion
+/// against the lone Angular lion (every lion bound by the base rules);
+/// the engine, both sides at depth 3, plays it out to the win from the
+/// tables, each move of the winner keeping the value a win.
+#[test]
+fn the_engine_plays_safari_dual_to_the_win_from_the_tables() {
+    let dir = fresh_dir("play-safari");
+    let dir_word = format!("dir={}", dir.display());
+    assert_eq!(
+        cli(&["tables", "build", "safari-dual", "men=3", &dir_word]).0,
+        Some(0)
+    );
+    let fen = "5/5/5/LEl2/5 r 0";
+    let d = format!("setoption name TablePath value {}", dir.display());
+    let solved = engine(&[
+        &d,
+        "newgame safari-dual",
+        &format!("position fen {fen}"),
+        "solve",
+    ]);
+    assert_eq!(last_value(&solved, "Value: "), "win 8", "{solved}");
+    let game = play_out(&dir, "safari-dual", fen, &[]);
+    assert!(
+        game.contains("info string tables: 1v0 table, win"),
+        "{game}"
+    );
+    assert!(game.contains("info string game over: win r"), "{game}");
+    // Each of Round's moves is answered from the table as a win.
+    let round_values: Vec<&str> = game
+        .lines()
+        .filter(|l| l.starts_with("info string tables: 1v0 table"))
+        .collect();
+    assert!(round_values.iter().all(|l| l.contains(", win ")), "{game}");
 }
 
 #[test]
