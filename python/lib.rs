@@ -585,6 +585,7 @@ impl State {
                 source: match analysis.source {
                     Source::Solved { .. } => "solved",
                     Source::Table(_) => "tables",
+                    Source::Rules => "rules",
                 }
                 .to_string(),
             }),

@@ -195,8 +195,8 @@ pub(crate) struct Solution {
     /// Each legal move with its value for the side that plays it (empty
     /// for a proof search's answer).
     pub(crate) moves: Vec<(String, String)>,
-    /// `solved` (the whole game), `tables` (an endgame table) or `proof`
-    /// (a proof-number search).
+    /// `solved` (the whole game), `tables` (an endgame table), `rules`
+    /// (the game is over: no moves) or `proof` (a proof-number search).
     pub(crate) source: String,
 }
 

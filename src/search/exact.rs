@@ -99,6 +99,8 @@ pub fn play<G: Game>(
     // Said before the score, so that a program showing the score knows it
     // is exact when it shows it.
     let (score, nodes) = match source {
+        // No move to play: the search says the game is over.
+        Source::Rules => return None,
         Source::Solved { positions } => {
             reporter.text(&format!("solved: {positions} positions in the table"));
             let score = match value {

@@ -39,6 +39,8 @@ pub enum Source {
     /// An endgame table of this slice: distances count plies to the
     /// capture (or the end of the game) that settles it.
     Table(Slice),
+    /// The game is over: the rules give the value, and there are no moves.
+    Rules,
 }
 
 /// The value of a position and of each legal move, for the side to move.
@@ -215,6 +217,9 @@ impl<G: Game> Exact<G> {
 
     /// Where the values of `position` come from.
     pub fn source(&self, position: &G) -> Option<Source> {
+        if position.outcome().is_some() {
+            return Some(Source::Rules);
+        }
         match &self.solution {
             Some(solution) if solution.table().value_of(position).is_some() => {
                 Some(Source::Solved {
