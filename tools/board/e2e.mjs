@@ -101,6 +101,10 @@ async function playGame(page, game, options, humanMoves) {
 /** Rolls if the die is due, clicks the i-th legal move (modulo), waits for
  * the engine; true if the engine moved (or the game ended) after it. */
 async function clickMove(page, game, i) {
+  // The board takes no move while the page talks to the engine (a
+  // strength just chosen is sent first, late with a stalled engine): a
+  // click then would be a click on a board that says it is not our turn.
+  await waitForTurn(page);
   let legal = (await board(page, 'legal')).split(' ');
   if (legal.every((m) => /^r\d$/.test(m))) {
     await page.click('#roll');
