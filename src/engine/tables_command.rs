@@ -17,7 +17,7 @@ use menagerie_tables::audit::{self, Selection, Verdict};
 use menagerie_tables::file::{self, Expected, FileError};
 use menagerie_tables::probe::Tables;
 use menagerie_tables::retrograde::{self, BuildError, Event, Request};
-use menagerie_tables::speed::probe_speed;
+use menagerie_tables::speed::{memory_speed, probe_speed};
 use menagerie_wire::{Reply, TablesAction, TablesArgs};
 
 /// A `tables` command, checked.
@@ -289,11 +289,20 @@ fn build<G: Game>(
             remark(format!("tables {pair}: already built"));
         } else {
             total += b.positions;
+            let w = &b.work;
             remark(format!(
-                "tables {pair}: {} positions in {:.1} s ({} positions/s)",
+                "tables {pair}: {} positions in {:.1} s ({} positions/s); classifying {:.1} s on {} ({} probes), walking {:.1} s on {} ({} touches, {}/s); memory at most {} MB/s",
                 b.positions,
                 b.seconds,
-                count((b.positions as f64 / b.seconds.max(1e-3)) as u64)
+                count((b.positions as f64 / b.seconds.max(1e-3)) as u64),
+                w.classify_seconds,
+                threads(job.threads),
+                count(w.probes),
+                w.walk_seconds,
+                threads(job.threads),
+                count(w.touches),
+                count((w.touches as f64 / w.walk_seconds.max(1e-3)) as u64),
+                (w.traffic(b.positions) as f64 / b.seconds.max(1e-3) / 1e6).round()
             ));
         }
     }
@@ -307,6 +316,14 @@ fn build<G: Game>(
         tables.folder.display()
     ));
     Ok(())
+}
+
+fn threads(n: usize) -> String {
+    if n == 1 {
+        "1 thread".to_string()
+    } else {
+        format!("{n} threads")
+    }
 }
 
 fn verify<G: Game>(
@@ -400,6 +417,25 @@ fn speed<G: Game>(
         count(b.probes_per_second as u64),
         count(b.generations_per_second as u64),
         b.ratio()
+    ));
+    let largest = tables
+        .slices()
+        .into_iter()
+        .map(|s| {
+            s.members()
+                .iter()
+                .map(|&m| expected.entries(m))
+                .sum::<u64>()
+        })
+        .max()
+        .unwrap_or(0);
+    // The walk touches a threshold and a counter per position of a pair.
+    let m = memory_speed(2 * largest as usize, stop);
+    remark(format!(
+        "tables bench memory, one thread: streaming copy {} MB/s (read and written), {} random byte updates/s over {} MiB (the largest pair's thresholds and counters)",
+        (m.copy_bytes_per_second / 1e6).round(),
+        count(m.updates_per_second as u64),
+        m.bytes >> 20
     ));
     Ok(())
 }

@@ -5,7 +5,8 @@
 //!   position (two thresholds of the no-progress clock).
 //! - [`solved`]: whole small games solved by retrograde analysis.
 //! - [`retrograde`]: endgame tables by retrograde analysis, for games whose
-//!   captures only remove men, a slice and its mirror at a time.
+//!   captures only remove men, a slice and its mirror at a time, by the
+//!   walk backwards of `backward`.
 //! - [`file`]: the slice files (a header with a checksum, then the entries).
 //! - [`probe`]: tables of one ruleset, looked up by position.
 //! - [`verify`]: re-derives every stored value from its successors;
@@ -19,6 +20,7 @@
 //! Nothing here knows a game by name: the game numbers its positions.
 
 pub mod audit;
+mod backward;
 pub mod cache;
 pub mod certificate;
 pub mod checkpoint;

@@ -30,9 +30,10 @@ use std::time::Instant;
 use menagerie_rules::game::endgame::{Endgame, Slice};
 use menagerie_rules::game::Game;
 
+use crate::backward::{walk, Class, Thresholds};
 use crate::file::{self, Check, Expected, FileError, Header, SliceFile};
 use crate::probe::Tables;
-use crate::value::{Entry, Value, Wdl, NEVER};
+use crate::value::{Entry, Value, Wdl};
 
 /// What to build.
 #[derive(Clone, Debug)]
@@ -84,6 +85,41 @@ pub struct Built {
     pub seconds: f64,
     /// Found complete on disk: not built again.
     pub found: bool,
+    /// What the build did (zero when found).
+    pub work: Work,
+}
+
+/// What a pair's build did, counted as it went: to set its speed against
+/// the machine's memory (docs/tables.md, "Build speed").
+#[derive(Clone, Copy, Debug, Default, PartialEq)]
+pub struct Work {
+    /// Seconds classifying (on every thread), then walking.
+    pub classify_seconds: f64,
+    pub walk_seconds: f64,
+    /// Captures classified, each a probe of a smaller table.
+    pub probes: u64,
+    /// Positions the walks took from their queues, and the distinct
+    /// positions one step before them that they touched (a threshold and
+    /// a counter each, anywhere in the pair's arrays).
+    pub walked: u64,
+    pub touches: u64,
+    /// Result levels walked (win, and draw where the clock's end decides).
+    pub levels: u64,
+}
+
+impl Work {
+    /// Bytes between memory and the cores, at most: every touch and probe
+    /// a cache line missed (touches two, each read and written back), and
+    /// the arrays' sequential passes (classes written then read once per
+    /// level, thresholds and counters set up, entries written, and 8
+    /// bytes in and out of a queue per position walked).
+    pub fn traffic(&self, positions: u64) -> u64 {
+        let levels = self.levels;
+        const LINE: u64 = 64;
+        let random = self.touches * 2 * 2 * LINE + self.probes * LINE;
+        let sequential = positions * (2 + levels * (2 + 2 * 2) + 2) + self.walked * 16;
+        random + sequential
+    }
 }
 
 #[derive(Debug)]
@@ -302,6 +338,7 @@ impl<G: Game> Building<'_, G> {
                 positions,
                 seconds: 0.0,
                 found: true,
+                work: Work::default(),
             });
         }
         if let Some(&missing) = (endgame.dependencies)(pair)
@@ -320,7 +357,7 @@ impl<G: Game> Building<'_, G> {
                 seconds: started.elapsed().as_secs_f64(),
             }))
         };
-        let entries = solve_pair(
+        let solved = solve_pair(
             endgame,
             self.rules,
             tables,
@@ -334,7 +371,8 @@ impl<G: Game> Building<'_, G> {
         if let Some(problem) = tables.take_problems().into_iter().next() {
             return Err(BuildError::File(problem));
         }
-        for (slice, (entries, timeout)) in slices.iter().zip(entries?) {
+        let (entries, work) = solved?;
+        for (slice, (entries, timeout)) in slices.iter().zip(entries) {
             let path = file::slice_path(&tables.folder, *slice);
             let header = Header {
                 game: G::ID.to_string(),
@@ -354,13 +392,14 @@ impl<G: Game> Building<'_, G> {
             positions,
             seconds: pair_started.elapsed().as_secs_f64(),
             found: false,
+            work,
         })
     }
 }
 
 /// `len` copies of `value` for building `pair`, or the memory error
 /// instead of an abort.
-fn filled<T: Clone>(len: usize, value: T, pair: Slice) -> Result<Vec<T>, BuildError> {
+pub(crate) fn filled<T: Clone>(len: usize, value: T, pair: Slice) -> Result<Vec<T>, BuildError> {
     let mut v = Vec::new();
     if v.try_reserve_exact(len).is_err() {
         return Err(BuildError::Memory {
@@ -396,46 +435,6 @@ pub fn memory_needed<G: Game>(endgame: &Endgame<G>, pair: Slice) -> u64 {
     bytes.saturating_add(bytes / 10)
 }
 
-/// What the rules and the smaller tables say of a position before any
-/// walk: packed in 16 bits.
-#[derive(Clone, Copy)]
-struct Class(u16);
-
-impl Class {
-    const INVALID: Class = Class(0);
-
-    /// Decided by the rules: the result for the side to move.
-    fn decided(wdl: Wdl) -> Class {
-        Class(1 << 14 | u16::from(wdl.code()) << 8)
-    }
-
-    /// Playable: the best result of its captures (if any) for the side to
-    /// move, and how many distinct positions its other moves reach.
-    fn playable(best_capture: Option<Wdl>, successors: usize) -> Class {
-        let capture = best_capture.map_or(0, |w| u16::from(w.code()) + 1);
-        Class(2 << 14 | capture << 8 | successors.min(255) as u16)
-    }
-
-    fn is_valid(self) -> bool {
-        self.0 >> 14 != 0
-    }
-
-    fn decided_value(self) -> Option<Wdl> {
-        (self.0 >> 14 == 1).then(|| Wdl::from_code((self.0 >> 8 & 3) as u8).expect("a stored code"))
-    }
-
-    fn best_capture(self) -> Option<Wdl> {
-        match self.0 >> 8 & 3 {
-            0 => None,
-            code => Wdl::from_code(code as u8 - 1),
-        }
-    }
-
-    fn successors(self) -> u8 {
-        self.0 as u8
-    }
-}
-
 /// The value for the side to move of a position a capture leads to, with
 /// the clock at 0: decided by the rules, or from the smaller tables.
 fn after_capture<G: Game>(tables: &Tables, position: &G) -> Option<Wdl> {
@@ -445,17 +444,19 @@ fn after_capture<G: Game>(tables: &Tables, position: &G) -> Option<Wdl> {
     tables.probe(position).map(Value::wdl)
 }
 
-/// The position's class; `None` if a smaller table that should hold a
-/// capture's position could not give it (a file that failed a check).
+/// The position's class and how many captures' positions it probed;
+/// `None` if a smaller table that should hold a capture's position could
+/// not give it (a file that failed a check).
 fn classify<G: Game>(
     position: &G,
     tables: &Tables,
     moves: &mut Vec<G::Move>,
     keys: &mut Vec<(Slice, u64)>,
-) -> Option<Class> {
+) -> Option<(Class, usize)> {
     if let Some(outcome) = position.outcome() {
-        return Some(Class::decided(Wdl::of_outcome(outcome, position)));
+        return Some((Class::decided(Wdl::of_outcome(outcome, position)), 0));
     }
+    let mut probed = 0;
     moves.clear();
     position.generate(moves);
     let mut best: Option<Wdl> = None;
@@ -464,6 +465,7 @@ fn classify<G: Game>(
         let mut child = position.clone();
         child.play(mv);
         if position.is_capture(mv) {
+            probed += 1;
             let value = after_capture(tables, &child)?.flipped();
             best = best.max(Some(value));
         } else {
@@ -475,27 +477,12 @@ fn classify<G: Game>(
     }
     keys.sort_unstable();
     keys.dedup();
-    Some(Class::playable(best, keys.len()))
+    Some((Class::playable(best, keys.len()), probed))
 }
 
-/// A node of the walk: slice `k` of the pair (0 or 1), role `rho` (0: the
-/// side whose result is asked is to move, 1: the other side), position
-/// number.
-fn node(k: usize, rho: usize, index: u64) -> u64 {
-    (k as u64) << 63 | (rho as u64) << 62 | index
-}
-
-fn unnode(n: u64) -> (usize, usize, u64) {
-    (
-        (n >> 63) as usize,
-        (n >> 62 & 1) as usize,
-        n & ((1 << 62) - 1),
-    )
-}
-
-/// Thresholds of "the asked side reaches at least the level", per slice
-/// of the pair and role (empty for roles not walked).
-type Thresholds = [[Vec<u8>; 2]; 2];
+/// A slice's entries, and the result for its side to move when the
+/// clock runs out.
+type SliceEntries = (Vec<Entry>, Wdl);
 
 /// Builds a pair: for each slice its entries and the clock's end for its
 /// side to move.
@@ -507,8 +494,11 @@ fn solve_pair<G: Game>(
     threads: usize,
     stop: &AtomicBool,
     report: &mut dyn FnMut(u64),
-) -> Result<Vec<(Vec<Entry>, Wdl)>, BuildError> {
+) -> Result<(Vec<SliceEntries>, Work), BuildError> {
     let slices = members(pair);
+    let mut work = Work::default();
+    let classify_started = Instant::now();
+    let probes = AtomicU64::new(0);
     let sizes: Vec<u64> = slices.iter().map(|&s| (endgame.slice_size)(s)).collect();
     let positions: u64 = sizes.iter().sum();
     // 1. Classify, in parallel over ranges of numbers.
@@ -522,25 +512,30 @@ fn solve_pair<G: Game>(
         std::thread::scope(|scope| {
             let mut workers = Vec::new();
             for (c, part) in class.chunks_mut(chunk).enumerate() {
-                let done = &done;
+                let (done, probes) = (&done, &probes);
                 workers.push(scope.spawn(move || {
                     let (mut moves, mut keys) = (Vec::new(), Vec::new());
+                    let mut captures = 0;
                     for (j, out) in part.iter_mut().enumerate() {
                         if stop.load(Ordering::Relaxed) {
-                            return;
+                            break;
                         }
                         let index = (c * chunk + j) as u64;
                         if let Some(p) = (endgame.position)(rules, slice, index) {
                             match classify(&p, tables, &mut moves, &mut keys) {
-                                Some(class) => *out = class,
+                                Some((class, probed)) => {
+                                    *out = class;
+                                    captures += probed;
+                                }
                                 // The caller finds why in the tables.
-                                None => return,
+                                None => break,
                             }
                         }
                         if j % 4096 == 4095 {
                             done.fetch_add(4096, Ordering::Relaxed);
                         }
                     }
+                    probes.fetch_add(captures as u64, Ordering::Relaxed);
                 }));
             }
             while !workers.iter().all(|w| w.is_finished()) {
@@ -560,6 +555,9 @@ fn solve_pair<G: Game>(
         classes.push(class);
     }
     report(positions / 3);
+    work.classify_seconds = classify_started.elapsed().as_secs_f64();
+    work.probes = probes.into_inner();
+    let walk_started = Instant::now();
     // 2. Walk for each result a side needs time for.
     let by_clock = timeouts.iter().any(|&t| t != Wdl::Draw);
     // Roles whose asked side is not satisfied by the clock's end: all of
@@ -575,6 +573,7 @@ fn solve_pair<G: Game>(
     } else {
         &[Wdl::Win]
     };
+    work.levels = levels.len() as u64;
     let mut walks: Vec<Thresholds> = Vec::new();
     for (l, &level) in levels.iter().enumerate() {
         let base = positions / 3 + positions * l as u64 / (3 * levels.len() as u64);
@@ -587,11 +586,14 @@ fn solve_pair<G: Game>(
             &classes,
             level,
             active,
+            threads,
             stop,
+            &mut work,
             &mut |r| report(base + share * u64::from(r) / u64::from(G::NO_PROGRESS_LIMIT)),
         )?;
         walks.push(walk);
     }
+    work.walk_seconds = walk_started.elapsed().as_secs_f64();
     // 3. Entries: which thresholds a slice keeps follows its clock's end.
     let mut out = Vec::new();
     for (k, &t) in timeouts.iter().enumerate() {
@@ -612,124 +614,5 @@ fn solve_pair<G: Game>(
             .collect();
         out.push((entries, t));
     }
-    Ok(out)
-}
-
-/// The breadth-first walk by plies left for one result level.
-#[allow(clippy::too_many_arguments)]
-fn walk<G: Game>(
-    endgame: &Endgame<G>,
-    rules: &G::Rules,
-    pair: Slice,
-    sizes: &[u64],
-    classes: &[Vec<Class>],
-    level: Wdl,
-    active: [[bool; 2]; 2],
-    stop: &AtomicBool,
-    report: &mut dyn FnMut(u32),
-) -> Result<Thresholds, BuildError> {
-    let slices = members(pair);
-    let limit = G::NO_PROGRESS_LIMIT;
-    let mut thresholds: [[Vec<u8>; 2]; 2] = Default::default();
-    let mut counters: [[Vec<u8>; 2]; 2] = Default::default();
-    const DEAD: u8 = u8::MAX;
-    let mut now: Vec<u64> = Vec::new();
-    let mut next: Vec<u64> = Vec::new();
-    for k in 0..slices.len() {
-        for rho in 0..2 {
-            if !active[k][rho] {
-                continue;
-            }
-            let size = sizes[k] as usize;
-            let mut t = filled(size, NEVER, pair)?;
-            let mut counter = filled(size, 0u8, pair)?;
-            for i in 0..size {
-                let class = classes[k][i];
-                if !class.is_valid() {
-                    continue;
-                }
-                // The result for the asked side, from the mover's.
-                let asked = |w: Wdl| if rho == 0 { w } else { w.flipped() };
-                if let Some(v) = class.decided_value() {
-                    if asked(v) >= level {
-                        t[i] = 0;
-                        now.push(node(k, rho, i as u64));
-                    }
-                    continue;
-                }
-                let capture_ok = class.best_capture().map(|w| asked(w) >= level);
-                let steps = class.successors();
-                if rho == 0 {
-                    // The asked side moves: one good capture is enough.
-                    if capture_ok == Some(true) {
-                        t[i] = 1;
-                        next.push(node(k, rho, i as u64));
-                    }
-                } else if capture_ok == Some(false) {
-                    // The other side has a capture bad for the asked side.
-                    counter[i] = DEAD;
-                } else if steps == 0 {
-                    t[i] = 1;
-                    next.push(node(k, rho, i as u64));
-                } else {
-                    counter[i] = steps;
-                }
-            }
-            thresholds[k][rho] = t;
-            counters[k][rho] = counter;
-        }
-    }
-    let mut before: Vec<G> = Vec::new();
-    let mut keys: Vec<(usize, u64)> = Vec::new();
-    for r in 0..limit {
-        if stop.load(Ordering::Relaxed) {
-            return Err(BuildError::Stopped);
-        }
-        report(r);
-        for &n in &now {
-            let (k, rho, index) = unnode(n);
-            let after =
-                (endgame.position)(rules, slices[k], index).expect("a walked number is valid");
-            before.clear();
-            (endgame.unmoves)(&after, &mut before);
-            keys.clear();
-            for b in &before {
-                let key = b
-                    .table_key()
-                    .expect("a position before a step is in a slice");
-                let k2 = usize::from(key.slice != slices[0]);
-                keys.push((k2, key.index));
-            }
-            keys.sort_unstable();
-            keys.dedup();
-            let rho2 = 1 - rho;
-            for &(k2, j) in &keys {
-                if !active[k2][rho2] {
-                    continue;
-                }
-                let j = j as usize;
-                let t = &mut thresholds[k2][rho2][j];
-                if *t != NEVER {
-                    continue;
-                }
-                if rho2 == 0 {
-                    *t = (r + 1) as u8;
-                    next.push(node(k2, rho2, j as u64));
-                } else {
-                    let c = &mut counters[k2][rho2][j];
-                    if *c == DEAD || *c == 0 {
-                        continue;
-                    }
-                    *c -= 1;
-                    if *c == 0 {
-                        *t = (r + 1) as u8;
-                        next.push(node(k2, rho2, j as u64));
-                    }
-                }
-            }
-        }
-        std::mem::swap(&mut now, &mut next);
-        next.clear();
-    }
-    Ok(thresholds)
+    Ok((out, work))
 }

@@ -76,3 +76,51 @@ pub fn probe_speed<G: Game>(
         generations_per_second: n / generating.max(1e-9),
     })
 }
+
+/// The memory of this machine as one core sees it, for setting a build's
+/// traffic against: a streaming copy, and independent updates of random
+/// bytes of an array as large as a build's (what the walk does).
+#[derive(Clone, Copy, Debug)]
+pub struct MemorySpeed {
+    /// Bytes read plus bytes written per second, as STREAM counts a copy.
+    pub copy_bytes_per_second: f64,
+    pub updates_per_second: f64,
+    /// The updated array's size.
+    pub bytes: usize,
+}
+
+/// Measures [`MemorySpeed`] on one thread, for about a second each, the
+/// copy over two 256 MiB buffers (far past any cache) and the updates over
+/// `bytes`.
+pub fn memory_speed(bytes: usize, stop: &AtomicBool) -> MemorySpeed {
+    const COPY_WORDS: usize = 32 << 20;
+    const SECONDS: f64 = 1.0;
+    let source: Vec<u64> = (0..COPY_WORDS as u64).collect();
+    let mut target = vec![0u64; COPY_WORDS];
+    let (mut copied, t) = (0usize, Instant::now());
+    while t.elapsed().as_secs_f64() < SECONDS && !stop.load(Ordering::Relaxed) {
+        target.copy_from_slice(&source);
+        std::hint::black_box(&mut target);
+        copied += 2 * COPY_WORDS * 8;
+    }
+    let copy_bytes_per_second = copied as f64 / t.elapsed().as_secs_f64();
+    drop((source, target));
+    let bytes = bytes.max(1 << 20);
+    let mut array = vec![0u8; bytes];
+    let mut rng = Rng::new(2);
+    let (mut updates, t) = (0usize, Instant::now());
+    const ROUND: usize = 1 << 20;
+    while t.elapsed().as_secs_f64() < SECONDS && !stop.load(Ordering::Relaxed) {
+        for _ in 0..ROUND {
+            let i = rng.below(bytes as u64) as usize;
+            array[i] = array[i].wrapping_add(1);
+        }
+        updates += ROUND;
+    }
+    std::hint::black_box(&array);
+    MemorySpeed {
+        copy_bytes_per_second,
+        updates_per_second: updates as f64 / t.elapsed().as_secs_f64(),
+        bytes,
+    }
+}

@@ -135,3 +135,43 @@ fn tables_agree_with_a_plain_search_of_random_positions() {
         let _ = std::fs::remove_dir_all(&dir);
     }
 }
+
+/// The walk's steps back are found on several threads in batches and
+/// applied in the level's order: the files are the same byte for byte on
+/// any number of threads (6 men has levels far larger than a batch).
+#[test]
+fn a_build_is_the_same_on_any_number_of_threads() {
+    let rules = all_rules()[0];
+    let mut files = Vec::new();
+    for threads in [1, 3] {
+        let dir = temp_dir(&format!("threads{threads}"));
+        let request = Request {
+            dir: &dir,
+            men: 6,
+            only: None,
+            threads,
+        };
+        let built = build::<Awithlaknannai>(&rules, &request, &AtomicBool::new(false), &mut |_| {})
+            .expect("build");
+        let largest = built.iter().map(|b| b.work.walked).max().unwrap();
+        assert!(largest > 3 * (1 << 14), "levels span batches: {largest}");
+        let expected = crate::file::Expected::of::<Awithlaknannai>(&rules).unwrap();
+        let (tables, problems) = Tables::open(&dir, &expected);
+        assert!(problems.is_empty());
+        let mut bytes: Vec<(Slice, Vec<u8>)> = tables
+            .slices()
+            .into_iter()
+            .map(|s| {
+                let path = crate::file::slice_path(&tables.folder, s);
+                (s, std::fs::read(path).unwrap())
+            })
+            .collect();
+        bytes.sort_by_key(|(s, _)| s.to_string());
+        files.push(bytes);
+        let _ = std::fs::remove_dir_all(&dir);
+    }
+    assert_eq!(files[0].len(), files[1].len());
+    for (one, three) in files[0].iter().zip(&files[1]) {
+        assert!(one == three, "{} differs", one.0);
+    }
+}

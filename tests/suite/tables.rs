@@ -45,11 +45,28 @@ fn build_from_the_command_line_then_status_and_verify() {
         "build",
         "awithlaknannai-mosona",
         "men=4",
+        "threads=2",
         &dir_word,
     ]);
     assert_eq!(status, Some(0), "{out}");
     assert!(out.contains("info string tables 2v2: "), "{out}");
     assert!(out.contains("info string tables 3v1 and 1v3: "), "{out}");
+    // Each slice built says its work: captures probed in the smaller
+    // tables and positions touched walking back, both there in 3v1.
+    let line = out
+        .lines()
+        .find(|l| l.starts_with("info string tables 3v1 and 1v3: "))
+        .unwrap();
+    let figure = |after: &str, before: &str| -> String {
+        let start = line.find(after).unwrap_or_else(|| panic!("{line}")) + after.len();
+        let end = start + line[start..].find(before).unwrap();
+        // The count in the parentheses that end the figure.
+        line[start..end].rsplit('(').next().unwrap().to_string()
+    };
+    assert_ne!(figure("classifying ", " probes)"), "0", "{line}");
+    assert_ne!(figure("walking ", " touches"), "0", "{line}");
+    assert!(line.contains("s on 2 threads ("), "{line}");
+    assert!(line.contains(" MB/s"), "{line}");
     let done = out.lines().last().unwrap();
     assert!(
         done.starts_with("info string tables build done:") && done.contains("complete to 4 men"),
@@ -77,6 +94,16 @@ fn build_from_the_command_line_then_status_and_verify() {
     assert!(
         out.contains(" probes/s, move generation ") && out.contains(" times a move generation"),
         "{out}"
+    );
+    let memory = out.lines().last().unwrap();
+    let copy: f64 = memory
+        .strip_prefix("info string tables bench memory, one thread: streaming copy ")
+        .and_then(|rest| rest.split(' ').next())
+        .and_then(|n| n.parse().ok())
+        .unwrap_or_else(|| panic!("{memory}"));
+    assert!(
+        copy > 0.0 && memory.contains(" random byte updates/s over "),
+        "{memory}"
     );
     // Building again finds everything.
     let (_, out) = cli(&["tables", "build", "am", "men=4", &dir_word]);
