@@ -90,6 +90,20 @@ pub struct ProofReport {
     /// proof that did not hold when walked under the full rules, and the
     /// search went on with the position where it failed kept by history.
     pub repairs: u32,
+    /// The walks of settled goals' proofs under the full rules.
+    pub walks: Walks,
+}
+
+/// What walking proofs under the full rules cost a search.
+#[derive(Clone, Copy, Debug, Default, PartialEq)]
+pub struct Walks {
+    pub count: u32,
+    /// Positions reached, over all the walks.
+    pub positions: u64,
+    pub seconds: f64,
+    /// A walk reached the positions the memory left allows (a quarter
+    /// of it) and the search ended there: the value is a bound.
+    pub too_large: Option<usize>,
 }
 
 /// How a proof search is bounded, saved and watched.
@@ -190,7 +204,7 @@ pub const BYTES_PER_STORED: u64 = 48;
 
 /// Bytes one position of a proof takes while it is walked (its id, its
 /// keys and parent, its share of the positions waiting), rounded up.
-const BYTES_PER_WALKED: u64 = 128;
+pub const BYTES_PER_WALKED: u64 = 128;
 
 /// The positions of a proof of a win: the winner's one chosen move at its
 /// turns, every move at the loser's, down to positions the rules or the

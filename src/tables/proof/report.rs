@@ -2,7 +2,7 @@
 //! proof-number search, said where the search's figures are known, so
 //! that the engine only passes them on.
 
-use super::{ProofReport, BYTES_PER_STORED};
+use super::{ProofReport, BYTES_PER_STORED, BYTES_PER_WALKED};
 
 /// One line of a proof search's report.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -35,7 +35,11 @@ impl ProofReport {
             open(self.open[0]),
             open(self.open[1])
         ))];
-        if let Some(most) = self.memory_bound {
+        if let Some(walked) = self.walks.too_large {
+            lines.push(said(format!(
+                "solve: stopped walking a settled goal's proof under the full rules at {walked} positions, the most a quarter of the memory allows ({BYTES_PER_WALKED} bytes each); the value is a bound"
+            )));
+        } else if let Some(most) = self.memory_bound {
             let bound = match memory_given {
                 Some(mib) => format!("the memory given ({mib} MiB)"),
                 None => "the memory this process may use".to_string(),
@@ -51,8 +55,8 @@ impl ProofReport {
         }
         if self.repairs > 0 {
             lines.push(said(format!(
-                "solve: {} time(s) a result of the search with clock keys did not hold when its proof was walked under the full rules; the position where it failed was then kept by history and the search went on",
-                self.repairs
+                "solve: {} time(s) a result of the search with clock keys did not hold when its proof was walked under the full rules; the position where it failed was then kept by history and the search went on ({} walks, {} positions, {:.1} s)",
+                self.repairs, self.walks.count, self.walks.positions, self.walks.seconds
             )));
         }
         if self.collections > 0 {

@@ -12,8 +12,10 @@ use menagerie_rules::game::{Game, Seat};
 
 use super::search::{key, mix, Goal, Search, Stretch, Turn, INFINITE};
 use super::store::Store;
-use super::walk::{proof_tree, walk_proof, walk_traced};
-use super::{Keys, ProofReport, ProofSettings, Proven, Watch, BYTES_PER_STORED, BYTES_PER_WALKED};
+use super::walk::{proof_tree, walk_proof, walk_traced, Failures};
+use super::{
+    Keys, ProofReport, ProofSettings, Proven, Walks, Watch, BYTES_PER_STORED, BYTES_PER_WALKED,
+};
 use crate::certificate::{self, CertificateError, CertificateRequest, Claim, Node};
 use crate::checkpoint::{Checkpoint, CheckpointError};
 use crate::Tables;
@@ -75,6 +77,7 @@ pub fn prove<G: Game>(
         numbers: [(1, 1); 2],
         settled: [None; 2],
         repairs: 0,
+        walks: Walks::default(),
     };
     if let Some(resumed) = &resumed {
         prover.resume(resumed);
@@ -207,7 +210,15 @@ struct Prover<'a, G> {
     /// Each goal proved (`true`), disproved (`false`) or open.
     settled: [Option<bool>; 2],
     repairs: u32,
+    walks: Walks,
 }
+
+/// Failures one walk of a proof under the full rules notes before the
+/// search goes on: each walk costs the whole proof, so a walk that
+/// stopped at its first failure made a proof with many of them cost
+/// their number times its size (a draw of `leap=straight` spent 550 s
+/// walking after its search had settled both goals in 18 s).
+const REPAIRS_PER_WALK: usize = 1 << 12;
 
 impl<G: Game> Prover<'_, G> {
     fn resume(&mut self, checkpoint: &Checkpoint) {
@@ -349,7 +360,8 @@ impl<G: Game> Prover<'_, G> {
     fn walk_settled(&mut self, goal: usize, holds: bool) -> Walked {
         let root = &self.root;
         let searched = &mut self.goals[goal];
-        let mut trace = Vec::new();
+        let started = Instant::now();
+        let mut failures = Failures::up_to(REPAIRS_PER_WALK);
         let mut quiet = |_: u32, _: Node<'_>| Ok(());
         let walked = walk_traced(
             searched,
@@ -358,25 +370,31 @@ impl<G: Game> Prover<'_, G> {
             holds,
             &mut quiet,
             self.budget.walk_limit,
-            &mut trace,
+            &mut failures,
         );
+        self.walks.count += 1;
+        self.walks.positions += failures.walked as u64;
+        self.walks.seconds += started.elapsed().as_secs_f64();
         if walked.is_ok() {
             return Walked::Holds;
         }
         self.settled[goal] = None;
-        if trace.is_empty() {
+        if failures.too_large {
             // Too large to walk in the memory given: the search ends at
             // its memory bound.
             searched.full = true;
+            self.walks.too_large = Some(failures.walked);
             return Walked::TooLarge;
         }
-        for &(stored, _) in &trace {
-            searched.store.remove(stored);
+        for trace in &failures.traces {
+            for &(stored, _) in trace {
+                searched.store.remove(stored);
+            }
+            if let Some(&(_, clocked)) = trace.first() {
+                searched.by_history.insert(clocked);
+            }
         }
-        if let Some(&(_, clocked)) = trace.first() {
-            searched.by_history.insert(clocked);
-        }
-        self.repairs += 1;
+        self.repairs += failures.traces.len() as u32;
         Walked::Repaired
     }
 
@@ -463,6 +481,7 @@ impl<G: Game> Prover<'_, G> {
             resumed: resumed.map(|c| (c.settled.iter().map(Vec::len).sum(), c.nodes)),
             certificate,
             repairs: self.repairs,
+            walks: self.walks,
         }
     }
 }
