@@ -10,8 +10,63 @@ use std::sync::atomic::{AtomicBool, Ordering};
 use menagerie_rules::game::endgame::{Endgame, Slice};
 use menagerie_rules::game::Game;
 
-use crate::retrograde::{filled, members, BuildError, Work};
 use crate::value::{Wdl, NEVER};
+
+/// What a pair's build did, counted as it went: to set its speed against
+/// the machine's memory (docs/tables.md, "Build speed").
+#[derive(Clone, Copy, Debug, Default, PartialEq)]
+pub struct Work {
+    /// Seconds classifying (on every thread), then walking.
+    pub classify_seconds: f64,
+    pub walk_seconds: f64,
+    /// Captures classified, each a probe of a smaller table.
+    pub probes: u64,
+    /// Positions the walks took from their queues, and the distinct
+    /// positions one step before them that they touched (a threshold and
+    /// a counter each, anywhere in the pair's arrays).
+    pub walked: u64,
+    pub touches: u64,
+    /// Result levels walked (win, and draw where the clock's end decides).
+    pub levels: u64,
+}
+
+impl Work {
+    /// Bytes between memory and the cores, at most: every touch and probe
+    /// a cache line missed (touches two, each read and written back), and
+    /// the arrays' sequential passes (classes written then read once per
+    /// level, thresholds and counters set up, entries written, and 8
+    /// bytes in and out of a queue per position walked).
+    pub fn traffic(&self, positions: u64) -> u64 {
+        let levels = self.levels;
+        const LINE: u64 = 64;
+        let random = self.touches * 2 * 2 * LINE + self.probes * LINE;
+        let sequential = positions * (2 + levels * (2 + 2 * 2) + 2) + self.walked * 16;
+        random + sequential
+    }
+}
+
+/// Why a walk stopped short.
+#[derive(Debug)]
+pub(crate) enum Halt {
+    Stopped,
+    /// An array of `needed` bytes could not be had.
+    Memory {
+        needed: u64,
+    },
+}
+
+/// `len` copies of `value`, or how much memory was missing instead of an
+/// abort.
+pub(crate) fn filled<T: Clone>(len: usize, value: T) -> Result<Vec<T>, Halt> {
+    let mut v = Vec::new();
+    if v.try_reserve_exact(len).is_err() {
+        return Err(Halt::Memory {
+            needed: (len * std::mem::size_of::<T>()) as u64,
+        });
+    }
+    v.resize(len, value);
+    Ok(v)
+}
 
 /// What the rules and the smaller tables say of a position before any
 /// walk: packed in 16 bits.
@@ -86,8 +141,8 @@ pub(crate) fn walk<G: Game>(
     stop: &AtomicBool,
     work: &mut Work,
     report: &mut dyn FnMut(u32),
-) -> Result<Thresholds, BuildError> {
-    let slices = members(pair);
+) -> Result<Thresholds, Halt> {
+    let slices = pair.members();
     let limit = G::NO_PROGRESS_LIMIT;
     let mut thresholds: [[Vec<u8>; 2]; 2] = Default::default();
     let mut counters: [[Vec<u8>; 2]; 2] = Default::default();
@@ -100,8 +155,8 @@ pub(crate) fn walk<G: Game>(
                 continue;
             }
             let size = sizes[k] as usize;
-            let mut t = filled(size, NEVER, pair)?;
-            let mut counter = filled(size, 0u8, pair)?;
+            let mut t = filled(size, NEVER)?;
+            let mut counter = filled(size, 0u8)?;
             for i in 0..size {
                 let class = classes[k][i];
                 if !class.is_valid() {
@@ -148,7 +203,7 @@ pub(crate) fn walk<G: Game>(
     let mut parts: Vec<Vec<u64>> = vec![Vec::new(); threads];
     for r in 0..limit {
         if stop.load(Ordering::Relaxed) {
-            return Err(BuildError::Stopped);
+            return Err(Halt::Stopped);
         }
         report(r);
         for batch in now.chunks(BATCH * threads) {

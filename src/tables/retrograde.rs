@@ -30,7 +30,8 @@ use std::time::Instant;
 use menagerie_rules::game::endgame::{Endgame, Slice};
 use menagerie_rules::game::Game;
 
-use crate::backward::{walk, Class, Thresholds};
+pub use crate::backward::Work;
+use crate::backward::{self, walk, Class, Halt, Thresholds};
 use crate::file::{self, Check, Expected, FileError, Header, SliceFile};
 use crate::probe::Tables;
 use crate::value::{Entry, Value, Wdl};
@@ -87,39 +88,6 @@ pub struct Built {
     pub found: bool,
     /// What the build did (zero when found).
     pub work: Work,
-}
-
-/// What a pair's build did, counted as it went: to set its speed against
-/// the machine's memory (docs/tables.md, "Build speed").
-#[derive(Clone, Copy, Debug, Default, PartialEq)]
-pub struct Work {
-    /// Seconds classifying (on every thread), then walking.
-    pub classify_seconds: f64,
-    pub walk_seconds: f64,
-    /// Captures classified, each a probe of a smaller table.
-    pub probes: u64,
-    /// Positions the walks took from their queues, and the distinct
-    /// positions one step before them that they touched (a threshold and
-    /// a counter each, anywhere in the pair's arrays).
-    pub walked: u64,
-    pub touches: u64,
-    /// Result levels walked (win, and draw where the clock's end decides).
-    pub levels: u64,
-}
-
-impl Work {
-    /// Bytes between memory and the cores, at most: every touch and probe
-    /// a cache line missed (touches two, each read and written back), and
-    /// the arrays' sequential passes (classes written then read once per
-    /// level, thresholds and counters set up, entries written, and 8
-    /// bytes in and out of a queue per position walked).
-    pub fn traffic(&self, positions: u64) -> u64 {
-        let levels = self.levels;
-        const LINE: u64 = 64;
-        let random = self.touches * 2 * 2 * LINE + self.probes * LINE;
-        let sequential = positions * (2 + levels * (2 + 2 * 2) + 2) + self.walked * 16;
-        random + sequential
-    }
 }
 
 #[derive(Debug)]
@@ -399,20 +367,25 @@ impl<G: Game> Building<'_, G> {
 
 /// `len` copies of `value` for building `pair`, or the memory error
 /// instead of an abort.
-pub(crate) fn filled<T: Clone>(len: usize, value: T, pair: Slice) -> Result<Vec<T>, BuildError> {
-    let mut v = Vec::new();
-    if v.try_reserve_exact(len).is_err() {
-        return Err(BuildError::Memory {
-            slice: pair,
-            needed: (len * std::mem::size_of::<T>()) as u64,
-            room: menagerie_os::memory::headroom().unwrap_or(menagerie_os::memory::Headroom {
-                bytes: 0,
-                source: menagerie_os::memory::Source::Machine,
-            }),
-        });
+fn filled<T: Clone>(len: usize, value: T, pair: Slice) -> Result<Vec<T>, BuildError> {
+    backward::filled(len, value).map_err(|halt| BuildError::of(halt, pair))
+}
+
+impl BuildError {
+    /// Why a walk of `pair` halted, as the build's error.
+    fn of(halt: Halt, pair: Slice) -> BuildError {
+        match halt {
+            Halt::Stopped => BuildError::Stopped,
+            Halt::Memory { needed } => BuildError::Memory {
+                slice: pair,
+                needed,
+                room: menagerie_os::memory::headroom().unwrap_or(menagerie_os::memory::Headroom {
+                    bytes: 0,
+                    source: menagerie_os::memory::Source::Machine,
+                }),
+            },
+        }
     }
-    v.resize(len, value);
-    Ok(v)
 }
 
 /// The slice a file's name gives (`4v3.mtb`).
@@ -480,6 +453,63 @@ fn classify<G: Game>(
     Some((Class::playable(best, keys.len()), probed))
 }
 
+/// The classes of one slice of `pair`, in parallel over ranges of
+/// numbers, counting positions done and captures probed.
+#[allow(clippy::too_many_arguments)]
+fn classify_slice<G: Game>(
+    endgame: &Endgame<G>,
+    rules: &G::Rules,
+    tables: &Tables,
+    (pair, slice, size): (Slice, Slice, u64),
+    threads: usize,
+    stop: &AtomicBool,
+    (done, probes): (&AtomicU64, &AtomicU64),
+    report: &mut dyn FnMut(u64),
+) -> Result<Vec<Class>, BuildError> {
+    let mut class = filled(size as usize, Class::INVALID, pair)?;
+    let threads = threads.max(1);
+    let chunk = (size as usize).div_ceil(threads).max(1);
+    std::thread::scope(|scope| {
+        let mut workers = Vec::new();
+        for (c, part) in class.chunks_mut(chunk).enumerate() {
+            workers.push(scope.spawn(move || {
+                let (mut moves, mut keys) = (Vec::new(), Vec::new());
+                let mut captures = 0;
+                for (j, out) in part.iter_mut().enumerate() {
+                    if stop.load(Ordering::Relaxed) {
+                        break;
+                    }
+                    let index = (c * chunk + j) as u64;
+                    if let Some(p) = (endgame.position)(rules, slice, index) {
+                        match classify(&p, tables, &mut moves, &mut keys) {
+                            Some((class, probed)) => {
+                                *out = class;
+                                captures += probed;
+                            }
+                            // The caller finds why in the tables.
+                            None => break,
+                        }
+                    }
+                    if j % 4096 == 4095 {
+                        done.fetch_add(4096, Ordering::Relaxed);
+                    }
+                }
+                probes.fetch_add(captures as u64, Ordering::Relaxed);
+            }));
+        }
+        while !workers.iter().all(|w| w.is_finished()) {
+            report(done.load(Ordering::Relaxed) / 3);
+            std::thread::sleep(std::time::Duration::from_millis(5));
+        }
+    });
+    // A smaller table that failed a check stopped the classifying; the
+    // caller names the file.
+    if stop.load(Ordering::Relaxed) || tables.any_failed() {
+        return Err(BuildError::Stopped);
+    }
+    Ok(class)
+}
+
 /// A slice's entries, and the result for its side to move when the
 /// clock runs out.
 type SliceEntries = (Vec<Entry>, Wdl);
@@ -506,48 +536,16 @@ fn solve_pair<G: Game>(
     let mut classes: Vec<Vec<Class>> = Vec::new();
     let mut timeouts = Vec::new();
     for (&slice, &size) in slices.iter().zip(&sizes) {
-        let mut class = filled(size as usize, Class::INVALID, pair)?;
-        let threads = threads.max(1);
-        let chunk = (size as usize).div_ceil(threads).max(1);
-        std::thread::scope(|scope| {
-            let mut workers = Vec::new();
-            for (c, part) in class.chunks_mut(chunk).enumerate() {
-                let (done, probes) = (&done, &probes);
-                workers.push(scope.spawn(move || {
-                    let (mut moves, mut keys) = (Vec::new(), Vec::new());
-                    let mut captures = 0;
-                    for (j, out) in part.iter_mut().enumerate() {
-                        if stop.load(Ordering::Relaxed) {
-                            break;
-                        }
-                        let index = (c * chunk + j) as u64;
-                        if let Some(p) = (endgame.position)(rules, slice, index) {
-                            match classify(&p, tables, &mut moves, &mut keys) {
-                                Some((class, probed)) => {
-                                    *out = class;
-                                    captures += probed;
-                                }
-                                // The caller finds why in the tables.
-                                None => break,
-                            }
-                        }
-                        if j % 4096 == 4095 {
-                            done.fetch_add(4096, Ordering::Relaxed);
-                        }
-                    }
-                    probes.fetch_add(captures as u64, Ordering::Relaxed);
-                }));
-            }
-            while !workers.iter().all(|w| w.is_finished()) {
-                report(done.load(Ordering::Relaxed) / 3);
-                std::thread::sleep(std::time::Duration::from_millis(5));
-            }
-        });
-        // A smaller table that failed a check stopped the classifying; the
-        // caller names the file.
-        if stop.load(Ordering::Relaxed) || tables.any_failed() {
-            return Err(BuildError::Stopped);
-        }
+        let class = classify_slice(
+            endgame,
+            rules,
+            tables,
+            (pair, slice, size),
+            threads,
+            stop,
+            (&done, &probes),
+            report,
+        )?;
         let sample = (0..size)
             .find_map(|i| (endgame.position)(rules, slice, i))
             .expect("a slice holds a position");
@@ -590,7 +588,8 @@ fn solve_pair<G: Game>(
             stop,
             &mut work,
             &mut |r| report(base + share * u64::from(r) / u64::from(G::NO_PROGRESS_LIMIT)),
-        )?;
+        )
+        .map_err(|halt| BuildError::of(halt, pair))?;
         walks.push(walk);
     }
     work.walk_seconds = walk_started.elapsed().as_secs_f64();
