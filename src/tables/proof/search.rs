@@ -14,6 +14,13 @@ use crate::{Tables, Wdl};
 
 pub(super) const INFINITE: u32 = u32::MAX / 4;
 
+/// The largest number of a position that is not settled. Sums over a tree
+/// whose lines meet again count the same positions many times and can pass
+/// a billion; held at `INFINITE`, such a sum would read as settled and, at
+/// the root (whose limits are `INFINITE`), end every turn as soon as it
+/// began. Held one below, the search goes on, led by the other number.
+const CEILING: u32 = INFINITE - 1;
+
 /// A position's history since the last capture, as the search keeps it.
 #[derive(Clone, Copy)]
 pub(super) struct Stretch {
@@ -417,8 +424,21 @@ fn beyond(second: u32) -> u32 {
     add(second, (second / 4).max(1))
 }
 
+/// A threshold's sum: it may reach `INFINITE` (search until settled).
 fn add(a: u32, b: u32) -> u32 {
     a.saturating_add(b).min(INFINITE)
+}
+
+/// A sum of children's numbers: `INFINITE` only if one of them is (that
+/// child settles the position), else at most `CEILING`.
+fn sum(numbers: impl Iterator<Item = u32>) -> u32 {
+    numbers.fold(0, |total, n| {
+        if total == INFINITE || n >= INFINITE {
+            INFINITE
+        } else {
+            total.saturating_add(n).min(CEILING)
+        }
+    })
 }
 
 /// Numbers of a position from its children's: at the attacker's turn one
@@ -430,11 +450,49 @@ fn combine(or_node: bool, children: &[Numbers]) -> Numbers {
     }
     let min_pn = children.iter().map(|c| c.0).min().unwrap_or(INFINITE);
     let min_dn = children.iter().map(|c| c.1).min().unwrap_or(INFINITE);
-    let sum_pn = children.iter().fold(0, |s, c| add(s, c.0));
-    let sum_dn = children.iter().fold(0, |s, c| add(s, c.1));
+    let sum_pn = sum(children.iter().map(|c| c.0));
+    let sum_dn = sum(children.iter().map(|c| c.1));
     if or_node {
         (min_pn, sum_dn)
     } else {
         (sum_pn, min_dn)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn numbers_past_a_billion_do_not_read_as_settled() {
+        let big = INFINITE / 2 + 1;
+        // Disproof numbers of an attacker's turn add up past the infinity.
+        let (pn, dn) = combine(true, &[(2, big), (3, big), (5, big)]);
+        assert_eq!(pn, 2);
+        assert!(dn < INFINITE, "an open position's sum became infinite");
+        // The same at the defender's turn, for proof numbers.
+        let (pn, dn) = combine(false, &[(big, 4), (big, 7)]);
+        assert!(pn < INFINITE);
+        assert_eq!(dn, 4);
+    }
+
+    #[test]
+    fn a_settled_child_still_settles_the_sum() {
+        // One disproved child disproves a defender's position...
+        assert_eq!(combine(false, &[(5, 9), (INFINITE, 0)]), (INFINITE, 0));
+        // ...and every child disproved disproves an attacker's.
+        assert_eq!(combine(true, &[(INFINITE, 0), (INFINITE, 0)]), (INFINITE, 0));
+        // One proved child proves an attacker's position.
+        assert_eq!(combine(true, &[(0, INFINITE), (7, 3)]), (0, INFINITE));
+        assert_eq!(combine(true, &[]), (INFINITE, 0));
+    }
+
+    #[test]
+    fn a_threshold_may_still_reach_the_infinity() {
+        // A child whose number sits at the ceiling, under a root searching
+        // until settled, gets a limit it has not reached yet.
+        let child_limit = add(INFINITE - CEILING, CEILING);
+        assert_eq!(child_limit, INFINITE);
+        assert!(CEILING < child_limit);
     }
 }
