@@ -467,7 +467,7 @@ impl State {
     /// at least one limit: `depth`, `nodes` or `movetime_ms`. `skill` 0
     /// (random) to 20 (full strength), `multiseat` how a search over
     /// more than two seats models the others (`brs`, `paranoid`,
-    /// `brs-plus`, `maxn`, `mcts`, `greedy`), `network` whether the
+    /// `brs-plus`, `maxn`, `mcts`, `puct`, `greedy`), `network` whether the
     /// game's built-in network evaluates (where it has one), `exact`
     /// whether solved values and endgame tables play, `tables` the folder
     /// of endgame tables (default: `$MENAGERIE_TABLES`, else the user's

@@ -35,7 +35,7 @@ def test_search_is_repeatable_at_fixed_nodes_and_follows_its_settings():
     first = state.search(nodes=5000, multiseat="paranoid")
     again = state.search(nodes=5000, multiseat="paranoid")
     assert (again.best, again.nodes, again.score) == (first.best, first.nodes, first.score)
-    for method in ("brs", "brs-plus", "maxn", "mcts", "greedy"):
+    for method in ("brs", "brs-plus", "maxn", "mcts", "puct", "greedy"):
         assert state.search(nodes=2000, multiseat=method).best in state.legal_moves()
     assert state.search(depth=1, skill=0, seed=7).best in state.legal_moves()
     assert state.search(movetime_ms=20).best in state.legal_moves()

@@ -5,7 +5,7 @@ use menagerie_rules::game::session::Session;
 use menagerie_rules::game::Game;
 
 use crate::vocabulary::{MultiSeat, Reporter, SearchResult, Settings, Shared, FULL_STRENGTH};
-use crate::{alphabeta, exact, expectimax, maxn, mcts, skill, Limits};
+use crate::{alphabeta, exact, expectimax, maxn, mcts, puct, skill, Limits};
 
 /// Builds what the search of this game wants before any clock runs (the
 /// solved table of a solvable game, the endgame tables opened); `newgame`
@@ -38,6 +38,8 @@ pub fn run<G: Game>(
         maxn::search(session, limits, shared, settings, reporter)
     } else if settings.multi_seat == MultiSeat::Mcts && !two_seats {
         mcts::search(session, limits, shared, settings, reporter)
+    } else if settings.multi_seat == MultiSeat::Puct && !two_seats {
+        puct::search(session, limits, shared, settings, reporter)
     } else {
         expectimax::search(session, limits, shared, settings, reporter)
     }

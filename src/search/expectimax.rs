@@ -36,7 +36,7 @@ const FILTER_KEEP: usize = 8;
 /// Keys that make table entries of different root seats distinct.
 const ROOT_KEYS: [u64; 4] = zobrist_table(0x524f_4f54);
 /// Keys that make table entries of different multi-seat methods distinct.
-const METHOD_KEYS: [u64; 6] = zobrist_table(0x4d45_5448);
+const METHOD_KEYS: [u64; MultiSeat::ALL.len()] = zobrist_table(0x4d45_5448);
 /// Mixed with a position's key to draw the roll of a seat that plays its
 /// greedy move in BRS+ (the same position always rolls the same).
 pub const GREEDY_ROLL_SALT: u64 = 0x005e_ed0f_d1ce;

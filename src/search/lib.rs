@@ -8,7 +8,7 @@
 //! - [`alphabeta`]: deterministic two-seat games.
 //! - [`expectimax`]: dice, and more than two seats with the others taken
 //!   as one opponent (paranoid, Best-Reply Search, BRS+).
-//! - [`maxn`], [`mcts`]: more than two seats, each for itself.
+//! - [`maxn`], [`mcts`], [`puct`]: more than two seats, each for itself.
 //! - [`deepening`]: the iterative deepening they share; [`skill`]: weaker
 //!   play; [`time`]: the clock; [`tt`]: the transposition table.
 //! - [`exact`]: plays from exact knowledge (a solved game, endgame tables:
@@ -22,6 +22,7 @@ pub mod expectimax;
 pub mod greedy;
 pub mod maxn;
 pub mod mcts;
+pub mod puct;
 pub mod skill;
 pub mod time;
 pub mod tt;

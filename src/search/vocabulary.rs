@@ -195,6 +195,10 @@ pub enum MultiSeat {
     MaxN,
     /// Monte Carlo tree search with max^n backups and greedy playouts.
     Mcts,
+    /// PUCT tree search with every seat's chance from the evaluation (the
+    /// network where there is one), max^n backups and the dice's
+    /// expectation; no playouts.
+    Puct,
     /// An opponent model: every other seat plays the greedy player's move
     /// (Skill 1 under the same `Seed`), and the search is an expectimax
     /// over the dice and the root's moves alone. Exact against greedy
@@ -203,12 +207,13 @@ pub enum MultiSeat {
 }
 
 impl MultiSeat {
-    pub const ALL: [MultiSeat; 6] = [
+    pub const ALL: [MultiSeat; 7] = [
         MultiSeat::Paranoid,
         MultiSeat::BestReply,
         MultiSeat::BestReplyPlus,
         MultiSeat::MaxN,
         MultiSeat::Mcts,
+        MultiSeat::Puct,
         MultiSeat::Greedy,
     ];
 
@@ -220,6 +225,7 @@ impl MultiSeat {
             MultiSeat::BestReplyPlus => "brs-plus",
             MultiSeat::MaxN => "maxn",
             MultiSeat::Mcts => "mcts",
+            MultiSeat::Puct => "puct",
             MultiSeat::Greedy => "greedy",
         }
     }

@@ -4,7 +4,9 @@
 
 use crate::common::{engine, errors, last_value, legal};
 
-const METHODS: [&str; 6] = ["paranoid", "brs", "brs-plus", "maxn", "mcts", "greedy"];
+const METHODS: [&str; 7] = [
+    "paranoid", "brs", "brs-plus", "maxn", "mcts", "puct", "greedy",
+];
 
 #[test]
 fn the_option_is_listed_and_bad_values_are_refused_with_the_choices() {
@@ -26,12 +28,14 @@ fn the_option_is_listed_and_bad_values_are_refused_with_the_choices() {
     assert_eq!(errs.len(), 2, "{out}");
     assert!(
         errs[0].contains(
-            "option MultiSeat needs one of paranoid|brs|brs-plus|maxn|mcts|greedy, not 'minimax'"
+            "option MultiSeat needs one of paranoid|brs|brs-plus|maxn|mcts|puct|greedy, not 'minimax'"
         ),
         "{out}"
     );
     assert!(
-        errs[1].contains("option MultiSeat needs 'value <paranoid|brs|brs-plus|maxn|mcts|greedy>'"),
+        errs[1].contains(
+            "option MultiSeat needs 'value <paranoid|brs|brs-plus|maxn|mcts|puct|greedy>'"
+        ),
         "{out}"
     );
     assert!(out.ends_with("readyok\n"), "{out}");
@@ -118,5 +122,23 @@ fn two_seat_play_does_not_depend_on_the_method() {
     assert!(runs[0].len() >= 2, "{runs:?}");
     for run in &runs {
         assert_eq!(run, &runs[0]);
+    }
+}
+
+/// PUCT takes a win that is there, at 3 and 4 seats, however small its
+/// budget, and says so; a finished game it keeps finding counts against
+/// the node limit, so the search ends.
+#[test]
+fn puct_takes_a_win_at_once_and_ends_within_its_nodes() {
+    for (players, seats) in [(3, "swn"), (4, "swne")] {
+        let out = engine(&[
+            &format!("newgame kilkenny-cats players={players}"),
+            "setoption name MultiSeat value puct",
+            &format!("position fen 14/14/14/7S6/14/1N12/14/14/14/3W10/3S10/14/14/14 s 4 {seats} S------- 0"),
+            "go nodes 300",
+        ]);
+        assert!(errors(&out).is_empty(), "{out}");
+        assert_eq!(last_value(&out, "bestmove "), "i12i16", "{out}");
+        assert!(out.contains("score win 1"), "{out}");
     }
 }

@@ -481,7 +481,10 @@ mod tests {
         // One disproved child disproves a defender's position...
         assert_eq!(combine(false, &[(5, 9), (INFINITE, 0)]), (INFINITE, 0));
         // ...and every child disproved disproves an attacker's.
-        assert_eq!(combine(true, &[(INFINITE, 0), (INFINITE, 0)]), (INFINITE, 0));
+        assert_eq!(
+            combine(true, &[(INFINITE, 0), (INFINITE, 0)]),
+            (INFINITE, 0)
+        );
         // One proved child proves an attacker's position.
         assert_eq!(combine(true, &[(0, INFINITE), (7, 3)]), (0, INFINITE));
         assert_eq!(combine(true, &[]), (INFINITE, 0));

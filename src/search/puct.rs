@@ -1,0 +1,461 @@
+//! PUCT tree search for any number of seats and dice: AlphaZero's search
+//! with a value per seat. Every node holds each seat's chance to win; a
+//! player node's child is chosen by PUCT on the mover's own chance (max^n
+//! backups, as in [`super::mcts`]), a chance node's outcome so that its
+//! visits follow the outcomes' probabilities (its mean is then their
+//! expectation, with no sampling noise). A leaf is not played out: when
+//! it grows, each child is evaluated once (the network's chances where the
+//! settings carry one) and the leaf backs up its mover's best child (the
+//! children's mean at a chance node).
+//!
+//! The priors: the network has no policy head yet, so a player node's
+//! priors are the softmax of its children's values for the mover, which
+//! the growth computes anyway. A policy head would replace them and save
+//! the children's evaluations.
+//!
+//! Nodes counted: every position evaluated. The move played is the root
+//! child visited most (its value breaks ties).
+
+use crate::vocabulary::{
+    threads, Budget, Evaluation, Info, Limits, Reporter, Score, SearchResult, Settings, Shared,
+};
+use menagerie_rules::game::session::Session;
+use menagerie_rules::game::{Game, Outcome, MAX_SEATS};
+use std::sync::atomic::Ordering;
+
+/// PUCT's exploration constant, for values in [0, 1].
+const EXPLORATION: f32 = 1.5;
+/// Most nodes the tree keeps (about 48 bytes each); past it, iterations
+/// back up the leaf's own value without growing.
+const MAX_NODES: usize = 1 << 20;
+/// The hand-written evaluation's units per unit of logit, for searches
+/// without a network (about a pawn's worth of odds).
+const HAND_SCALE: f32 = 400.0;
+
+type Chances = [f32; MAX_SEATS];
+
+struct Node<M> {
+    mv: Option<M>,
+    first_child: u32,
+    children: u16,
+    expanded: bool,
+    /// The game is over here (no children ever).
+    terminal: bool,
+    visits: u32,
+    prior: f32,
+    /// Each seat's chance as first evaluated; it counts as one visit.
+    first: Chances,
+    /// Sum of each seat's backed-up chances over the visits.
+    sum: Chances,
+}
+
+impl<M> Node<M> {
+    fn new(mv: Option<M>, first: Chances, terminal: bool) -> Node<M> {
+        Node {
+            mv,
+            first_child: 0,
+            children: 0,
+            expanded: false,
+            terminal,
+            visits: 0,
+            prior: 0.0,
+            first,
+            sum: [0.0; MAX_SEATS],
+        }
+    }
+
+    /// Each seat's mean chance, the first evaluation included.
+    fn mean(&self, seat: usize) -> f32 {
+        (self.first[seat] + self.sum[seat]) / (self.visits + 1) as f32
+    }
+
+    fn range(&self) -> std::ops::Range<usize> {
+        self.first_child as usize..self.first_child as usize + self.children as usize
+    }
+}
+
+pub fn search<G: Game>(
+    session: &Session<G>,
+    limits: &Limits,
+    shared: &Shared,
+    settings: &Settings,
+    reporter: &mut dyn Reporter,
+) -> SearchResult<G::Move> {
+    threads(
+        session,
+        limits,
+        shared,
+        settings,
+        reporter,
+        |budget, reporter| match reporter {
+            // One tree: the helper threads of Lazy SMP have nothing to share.
+            Some(reporter) => {
+                let eval = Evaluation::new::<G>(settings.network.as_ref());
+                Tree::new(session, budget, eval).run(reporter)
+            }
+            None => SearchResult::none(),
+        },
+    )
+}
+
+struct Tree<'a, G: Game> {
+    root: G,
+    budget: Budget<'a>,
+    eval: Evaluation,
+    nodes: Vec<Node<G::Move>>,
+    scratch: Vec<G::Move>,
+    path: Vec<u32>,
+    deepest: usize,
+}
+
+impl<'a, G: Game> Tree<'a, G> {
+    fn new(session: &Session<G>, budget: Budget<'a>, eval: Evaluation) -> Self {
+        let root = session.position().clone();
+        let mut tree = Tree {
+            root,
+            budget,
+            eval,
+            nodes: Vec::with_capacity(4096),
+            scratch: Vec::with_capacity(64),
+            path: Vec::with_capacity(64),
+            deepest: 0,
+        };
+        let root = tree.root.clone();
+        let (first, terminal) = tree.evaluate(&root);
+        tree.nodes.push(Node::new(None, first, terminal));
+        tree
+    }
+
+    fn run(&mut self, reporter: &mut dyn Reporter) -> SearchResult<G::Move> {
+        let limits = self.budget.watch.limits;
+        let mut iterations: u64 = 0;
+        let mut next_report = 64;
+        loop {
+            let mut position = self.root.clone();
+            self.iterate(&mut position);
+            iterations += 1;
+            // One finished iteration (the root grown) is an answer.
+            self.budget.may_abort = true;
+            if self.budget.aborted || self.budget.finished() {
+                break;
+            }
+            if limits.depth.is_some_and(|d| self.deepest as u32 >= d) {
+                break;
+            }
+            if iterations >= next_report {
+                next_report *= 2;
+                self.report(reporter);
+            }
+            if let Some(soft) = limits.soft_ms {
+                if !limits.infinite && self.budget.watch.elapsed_ms() >= soft {
+                    break;
+                }
+            }
+        }
+        self.budget.flush();
+        self.report(reporter);
+        let best = self.best_child(0);
+        SearchResult {
+            best: best.map(|i| self.nodes[i].mv.expect("a child has a move")),
+            score: self.score(best),
+            nodes: 0,
+        }
+    }
+
+    /// A share of wins as a centipawn-like score: 1000 per unit above par.
+    fn score(&self, child: Option<usize>) -> Score {
+        let seat = self.root.side() as usize;
+        if let Some(i) = child {
+            let n = &self.nodes[i];
+            if n.terminal && n.first[seat] == 1.0 {
+                return Score::Win(1);
+            }
+        }
+        let share = child.map_or(self.nodes[0].mean(seat), |i| self.nodes[i].mean(seat));
+        let par = 1.0 / self.root.seats().len() as f32;
+        Score::Cp(((share - par) * 1000.0).round() as i32)
+    }
+
+    /// The child of a player node visited most; its mean for the mover
+    /// breaks ties (at small budgets many children have one visit).
+    fn best_child(&self, node: usize) -> Option<usize> {
+        let n = &self.nodes[node];
+        if !n.expanded || n.children == 0 {
+            return None;
+        }
+        let mover = self.root.side() as usize;
+        n.range().max_by(|&a, &b| {
+            let (a, b) = (&self.nodes[a], &self.nodes[b]);
+            a.visits
+                .cmp(&b.visits)
+                .then(a.mean(mover).total_cmp(&b.mean(mover)))
+        })
+    }
+
+    fn report(&mut self, reporter: &mut dyn Reporter) {
+        self.budget.flush();
+        let mut pv = Vec::new();
+        let mut node = 0usize;
+        let mut position = self.root.clone();
+        while let Some(best) = self.best_child_at(node, &position) {
+            let mv = self.nodes[best].mv.expect("a child has a move");
+            pv.push(mv);
+            position.play(mv);
+            node = best;
+        }
+        let watch = self.budget.watch;
+        let best = self.best_child(0);
+        reporter.info(&Info {
+            depth: self.deepest as u32,
+            seldepth: self.deepest as u32,
+            score: self.score(best),
+            nodes: watch.nodes.load(Ordering::Relaxed),
+            time_ms: watch.elapsed_ms(),
+            hashfull: (self.nodes.len() * 1000 / MAX_NODES) as u32,
+            pv: crate::vocabulary::line(&pv),
+        });
+    }
+
+    /// The principal variation's next node: the most visited child for
+    /// the seat to move at `position` (a roll at a chance node).
+    fn best_child_at(&self, node: usize, position: &G) -> Option<usize> {
+        let n = &self.nodes[node];
+        if !n.expanded {
+            return None;
+        }
+        let mover = position.side() as usize;
+        n.range()
+            .filter(|&i| self.nodes[i].visits > 0)
+            .max_by(|&a, &b| {
+                let (a, b) = (&self.nodes[a], &self.nodes[b]);
+                a.visits
+                    .cmp(&b.visits)
+                    .then(a.mean(mover).total_cmp(&b.mean(mover)))
+            })
+    }
+
+    /// Each seat's chance at `position` and whether the game is over.
+    fn evaluate(&mut self, position: &G) -> (Chances, bool) {
+        let outcome = match position.outcome() {
+            Some(outcome) => Some(outcome),
+            None if position.clock() >= G::NO_PROGRESS_LIMIT => {
+                Some(position.no_progress_outcome())
+            }
+            None => None,
+        };
+        let seats = position.seats();
+        let mut chances = [0.0; MAX_SEATS];
+        match outcome {
+            Some(Outcome::Win(winner)) => chances[winner as usize] = 1.0,
+            Some(Outcome::Draw) => {
+                for &seat in seats {
+                    chances[seat as usize] = 1.0 / seats.len() as f32;
+                }
+            }
+            None => {
+                chances = match &mut self.eval {
+                    Evaluation::Learned(e) => e.chances(position).map(|c| c as f32),
+                    Evaluation::Hand => hand_chances(position),
+                };
+            }
+        }
+        (chances, outcome.is_some())
+    }
+
+    /// One walk down the tree, one growth and one backup.
+    fn iterate(&mut self, position: &mut G) {
+        self.path.clear();
+        self.path.push(0);
+        let mut node = 0usize;
+        let mut moves = 0;
+        let value = loop {
+            if self.nodes[node].terminal {
+                // A visit to a finished game is a node too, so that a
+                // node limit ends a search that keeps finding it.
+                if self.budget.tick() {
+                    return;
+                }
+                break self.nodes[node].first;
+            }
+            let n = &self.nodes[node];
+            if !n.expanded {
+                match self.expand(node, position) {
+                    Some(value) => break value,
+                    None if self.budget.aborted => return,
+                    None => break self.nodes[node].first,
+                }
+            }
+            node = if position.is_chance() {
+                self.select_outcome(node)
+            } else {
+                moves += 1;
+                self.select_move(node, position.side() as usize)
+            };
+            position.play(self.nodes[node].mv.expect("a child has a move"));
+            self.path.push(node as u32);
+        };
+        self.deepest = self.deepest.max(moves);
+        for &i in &self.path {
+            let n = &mut self.nodes[i as usize];
+            n.visits += 1;
+            for (sum, v) in n.sum.iter_mut().zip(value) {
+                *sum += v;
+            }
+        }
+    }
+
+    /// Grows `node`: evaluates each child, sets the priors, and returns
+    /// the value to back up (the mover's best child, or the outcomes'
+    /// mean at a chance node); `None` when the tree is full or the search
+    /// must stop.
+    fn expand(&mut self, node: usize, position: &mut G) -> Option<Chances> {
+        let mut moves = std::mem::take(&mut self.scratch);
+        moves.clear();
+        position.generate(&mut moves);
+        if moves.is_empty() || self.nodes.len() + moves.len() > MAX_NODES {
+            self.scratch = moves;
+            return None;
+        }
+        let chance = position.is_chance();
+        let mover = position.side() as usize;
+        let first = self.nodes.len();
+        for &mv in &moves {
+            if self.budget.tick() {
+                self.nodes.truncate(first);
+                self.scratch = moves;
+                return None;
+            }
+            let undo = position.play(mv);
+            let (chances, terminal) = self.evaluate(position);
+            position.undo(mv, undo);
+            self.nodes.push(Node::new(Some(mv), chances, terminal));
+        }
+        self.scratch = moves;
+        let children = &mut self.nodes[first..];
+        let count = children.len() as f32;
+        let mut value = [0.0; MAX_SEATS];
+        if chance {
+            for child in children.iter_mut() {
+                child.prior = 1.0 / count;
+                for (v, c) in value.iter_mut().zip(child.first) {
+                    *v += c / count;
+                }
+            }
+        } else {
+            // Priors: the softmax of the children's logits for the mover.
+            let logit = |p: f32| {
+                let p = p.clamp(1e-4, 1.0 - 1e-4);
+                (p / (1.0 - p)).ln()
+            };
+            let top = children
+                .iter()
+                .map(|c| logit(c.first[mover]))
+                .fold(f32::NEG_INFINITY, f32::max);
+            let mut total = 0.0;
+            for child in children.iter_mut() {
+                child.prior = (logit(child.first[mover]) - top).exp();
+                total += child.prior;
+            }
+            let mut best = f32::NEG_INFINITY;
+            for child in children.iter_mut() {
+                child.prior /= total;
+                if child.first[mover] > best {
+                    best = child.first[mover];
+                    value = child.first;
+                }
+            }
+        }
+        let n = &mut self.nodes[node];
+        n.first_child = first as u32;
+        n.children = count as u16;
+        n.expanded = true;
+        Some(value)
+    }
+
+    /// The outcome whose visits lag its probability most.
+    fn select_outcome(&self, node: usize) -> usize {
+        let n = &self.nodes[node];
+        let range = n.range();
+        let start = range.start;
+        start
+            + most_lagging(
+                n.visits,
+                self.nodes[range].iter().map(|c| (c.prior, c.visits)),
+            )
+    }
+
+    /// PUCT on the mover's own chance.
+    fn select_move(&self, node: usize, mover: usize) -> usize {
+        let n = &self.nodes[node];
+        let root_visits = ((n.visits + 1) as f32).sqrt();
+        let puct = |i: usize| {
+            let child = &self.nodes[i];
+            child.mean(mover) + EXPLORATION * child.prior * root_visits / (child.visits + 1) as f32
+        };
+        n.range()
+            .max_by(|&a, &b| puct(a).total_cmp(&puct(b)))
+            .expect("a grown player node has moves")
+    }
+}
+
+/// Of outcomes given as (probability, visits), under a node visited
+/// `visits` times, the index of the one whose visits lag its probability
+/// most: the visits then follow the probabilities within one, so the
+/// node's mean is their expectation without sampling noise.
+fn most_lagging(visits: u32, outcomes: impl Iterator<Item = (f32, u32)>) -> usize {
+    let total = (visits + 1) as f32;
+    let mut best = (f32::NEG_INFINITY, 0);
+    for (i, (probability, seen)) in outcomes.enumerate() {
+        let lag = probability * total - seen as f32;
+        if lag > best.0 {
+            best = (lag, i);
+        }
+    }
+    best.1
+}
+
+/// Each seat's chance from the hand-written evaluation: the softmax of
+/// the seats' values, a logit per `HAND_SCALE`.
+fn hand_chances<G: Game>(position: &G) -> Chances {
+    let seats = position.seats();
+    let mut logits = [f32::NEG_INFINITY; MAX_SEATS];
+    for &seat in seats {
+        logits[seat as usize] = position.evaluate_for(seat) as f32 / HAND_SCALE;
+    }
+    let top = logits.iter().copied().fold(f32::NEG_INFINITY, f32::max);
+    let mut chances = [0.0; MAX_SEATS];
+    let mut total = 0.0;
+    for &seat in seats {
+        let e = (logits[seat as usize] - top).exp();
+        chances[seat as usize] = e;
+        total += e;
+    }
+    chances.map(|c| c / total)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn chance_visits_follow_the_probabilities_within_one() {
+        for probabilities in [vec![1.0 / 6.0; 6], vec![0.5, 0.25, 0.125, 0.125]] {
+            let mut seen = vec![0u32; probabilities.len()];
+            for visits in 0..600u32 {
+                let i = most_lagging(
+                    visits,
+                    probabilities.iter().copied().zip(seen.iter().copied()),
+                );
+                seen[i] += 1;
+                for (p, &s) in probabilities.iter().zip(&seen) {
+                    let expected = p * (visits + 1) as f32;
+                    assert!(
+                        (s as f32 - expected).abs() <= 1.0,
+                        "after {} visits: {seen:?} for {probabilities:?}",
+                        visits + 1
+                    );
+                }
+            }
+        }
+    }
+}
