@@ -24,7 +24,7 @@ use menagerie_rules::game::{Game, Outcome, MAX_SEATS};
 use std::sync::atomic::Ordering;
 
 /// PUCT's exploration constant, for values in [0, 1].
-const EXPLORATION: f32 = 1.5;
+const EXPLORATION: f32 = 3.0;
 /// Most nodes the tree keeps (about 48 bytes each); past it, iterations
 /// back up the leaf's own value without growing.
 const MAX_NODES: usize = 1 << 20;
