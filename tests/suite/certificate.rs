@@ -246,6 +246,43 @@ fn a_proof_resumed_from_its_checkpoint_under_a_memory_bound_is_certified_and_che
     assert!(said.starts_with("claim b cannot-win: holds"), "{said}");
 }
 
+/// With clock keys a settled goal counts only once its proof, walked
+/// under the full rules, holds; a walk is bounded by a quarter of the
+/// memory given. Past it the search says where it stopped, gives no
+/// value it could not confirm, and the engine answers on; with room for
+/// the walk the same search proves the loss.
+#[test]
+fn a_proof_too_large_to_walk_in_the_memory_given_is_no_value() {
+    let run = |memory: u32| {
+        engine(&[
+            "newgame awithlaknannai-mosona",
+            "position fen 8/2B1W1W2/8 b 0",
+            &format!("solve nodes 3000000 memory {memory}"),
+            "d",
+        ])
+    };
+    let out = run(1);
+    assert!(
+        out.contains("info string solve: stopped walking a settled goal's proof under the full rules at 2048 positions, the most a quarter of the memory allows (128 bytes each); the value is a bound"),
+        "{out}"
+    );
+    assert!(out.contains("Value: unknown"), "{out}");
+    assert!(
+        out.contains(
+            "side to move wins: disproved by the search, not confirmed under the full rules"
+        ),
+        "{out}"
+    );
+    assert!(
+        !out.contains("1073741823"),
+        "the search's infinity shown: {out}"
+    );
+    assert!(out.contains("Notation: 8/2B1W1W2/8 b 0"), "{out}");
+    let out = run(16);
+    assert!(!out.contains("stopped walking"), "{out}");
+    assert!(out.contains("Value: loss"), "{out}");
+}
+
 /// Runs tools/slurm/proof_split.py with `args`; its status and output.
 fn split(args: &[&str]) -> (bool, String) {
     let args: Vec<&std::ffi::OsStr> = args.iter().map(std::ffi::OsStr::new).collect();

@@ -18,12 +18,14 @@ impl ProofReport {
     /// was given (MiB), if any, which a search that stopped at it names.
     pub fn lines(&self, memory_given: Option<u64>) -> Vec<ReportLine> {
         let said = |text: String| ReportLine::Said(text);
-        let open = |(pn, dn): (u32, u32)| {
-            if (pn, dn) == (0, 0) {
-                "settled".to_string()
-            } else {
-                format!("proof number {pn}, disproof number {dn}")
-            }
+        // A goal the search settled but whose proof did not hold, or was
+        // too large to walk, under the full rules is open: said so, not
+        // with its numbers (one of them the search's infinity).
+        let open = |(pn, dn): (u32, u32)| match (pn, dn) {
+            (0, 0) => "settled".to_string(),
+            (0, _) => "proved by the search, not confirmed under the full rules".to_string(),
+            (_, 0) => "disproved by the search, not confirmed under the full rules".to_string(),
+            _ => format!("proof number {pn}, disproof number {dn}"),
         };
         let mut lines = vec![said(format!(
             "solve: proof-number search: {} after {} nodes, {} positions stored, {} table leaves, {:.1} s; side to move wins: {}; other side wins: {}",
