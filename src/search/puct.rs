@@ -41,6 +41,9 @@ struct Node<M> {
     expanded: bool,
     /// The game is over here (no children ever).
     terminal: bool,
+    /// Every line below ends in a finished game within the tree: walking
+    /// it again can teach nothing.
+    exhausted: bool,
     visits: u32,
     prior: f32,
     /// Each seat's chance as first evaluated; it counts as one visit.
@@ -57,6 +60,7 @@ impl<M> Node<M> {
             children: 0,
             expanded: false,
             terminal,
+            exhausted: terminal,
             visits: 0,
             prior: 0.0,
             first,
@@ -137,6 +141,12 @@ impl<'a, G: Game> Tree<'a, G> {
             // One finished iteration (the root grown) is an answer.
             self.budget.may_abort = true;
             if self.budget.aborted || self.budget.finished() {
+                break;
+            }
+            // A tree that holds every line to its end is the answer: no
+            // depth limit would ever be reached (`go infinite` then waits
+            // for `stop` in the engine).
+            if self.nodes[0].exhausted {
                 break;
             }
             if limits.depth.is_some_and(|d| self.deepest as u32 >= d) {
@@ -301,6 +311,21 @@ impl<'a, G: Game> Tree<'a, G> {
             for (sum, v) in n.sum.iter_mut().zip(value) {
                 *sum += v;
             }
+        }
+        self.mark_exhausted();
+    }
+
+    /// Marks the walk's nodes, from its end up, whose lines all end.
+    fn mark_exhausted(&mut self) {
+        for k in (0..self.path.len()).rev() {
+            let i = self.path[k] as usize;
+            let n = &self.nodes[i];
+            let exhausted =
+                n.terminal || (n.expanded && n.range().all(|c| self.nodes[c].exhausted));
+            if !exhausted {
+                break;
+            }
+            self.nodes[i].exhausted = true;
         }
     }
 
