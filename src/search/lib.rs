@@ -25,6 +25,7 @@ pub mod mcts;
 pub mod puct;
 pub mod skill;
 pub mod time;
+mod tree;
 pub mod tt;
 pub mod value;
 pub mod vocabulary;

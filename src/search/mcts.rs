@@ -12,6 +12,7 @@
 //! played is the root child visited most.
 
 use crate::greedy::greedy_move;
+use crate::tree::{walk_until_done, TreeSearch};
 use crate::vocabulary::{
     threads, Budget, Info, Limits, Reporter, Score, SearchResult, Settings, Shared,
 };
@@ -73,6 +74,25 @@ struct Tree<'a, G: Game> {
     deepest: usize,
 }
 
+impl<'a, G: Game> TreeSearch<'a> for Tree<'a, G> {
+    fn budget(&mut self) -> &mut Budget<'a> {
+        &mut self.budget
+    }
+
+    fn walk(&mut self) {
+        let mut position = self.root.clone();
+        self.iterate(&mut position);
+    }
+
+    fn deepest(&self) -> usize {
+        self.deepest
+    }
+
+    fn report(&mut self, reporter: &mut dyn Reporter) {
+        Tree::report(self, reporter)
+    }
+}
+
 impl<'a, G: Game> Tree<'a, G> {
     fn new(session: &Session<G>, budget: Budget<'a>, seed: u64) -> Self {
         let root = session.position().clone();
@@ -98,33 +118,7 @@ impl<'a, G: Game> Tree<'a, G> {
     }
 
     fn run(&mut self, reporter: &mut dyn Reporter) -> SearchResult<G::Move> {
-        let limits = self.budget.watch.limits;
-        let mut iterations: u64 = 0;
-        let mut next_report = 256;
-        loop {
-            let mut position = self.root.clone();
-            self.iterate(&mut position);
-            iterations += 1;
-            // One finished iteration is an answer; the limits may cut now.
-            self.budget.may_abort = true;
-            if self.budget.aborted || self.budget.finished() {
-                break;
-            }
-            if limits.depth.is_some_and(|d| self.deepest as u32 >= d) {
-                break;
-            }
-            if iterations >= next_report {
-                next_report *= 2;
-                self.report(reporter);
-            }
-            if let Some(soft) = limits.soft_ms {
-                if !limits.infinite && self.budget.watch.elapsed_ms() >= soft {
-                    break;
-                }
-            }
-        }
-        self.budget.flush();
-        self.report(reporter);
+        walk_until_done(self, reporter, 256);
         let best = self.best_child();
         SearchResult {
             best: best.map(|(mv, _)| mv),

@@ -16,6 +16,7 @@
 //! Nodes counted: every position evaluated. The move played is the root
 //! child visited most (its value breaks ties).
 
+use crate::tree::{walk_until_done, TreeSearch};
 use crate::vocabulary::{
     threads, Budget, Evaluation, Info, Limits, Reporter, Score, SearchResult, Settings, Shared,
 };
@@ -112,6 +113,29 @@ struct Tree<'a, G: Game> {
     deepest: usize,
 }
 
+impl<'a, G: Game> TreeSearch<'a> for Tree<'a, G> {
+    fn budget(&mut self) -> &mut Budget<'a> {
+        &mut self.budget
+    }
+
+    fn walk(&mut self) {
+        let mut position = self.root.clone();
+        self.iterate(&mut position);
+    }
+
+    fn deepest(&self) -> usize {
+        self.deepest
+    }
+
+    fn complete(&self) -> bool {
+        self.nodes[0].exhausted
+    }
+
+    fn report(&mut self, reporter: &mut dyn Reporter) {
+        Tree::report(self, reporter)
+    }
+}
+
 impl<'a, G: Game> Tree<'a, G> {
     fn new(session: &Session<G>, budget: Budget<'a>, eval: Evaluation) -> Self {
         let root = session.position().clone();
@@ -131,39 +155,7 @@ impl<'a, G: Game> Tree<'a, G> {
     }
 
     fn run(&mut self, reporter: &mut dyn Reporter) -> SearchResult<G::Move> {
-        let limits = self.budget.watch.limits;
-        let mut iterations: u64 = 0;
-        let mut next_report = 64;
-        loop {
-            let mut position = self.root.clone();
-            self.iterate(&mut position);
-            iterations += 1;
-            // One finished iteration (the root grown) is an answer.
-            self.budget.may_abort = true;
-            if self.budget.aborted || self.budget.finished() {
-                break;
-            }
-            // A tree that holds every line to its end is the answer: no
-            // depth limit would ever be reached (`go infinite` then waits
-            // for `stop` in the engine).
-            if self.nodes[0].exhausted {
-                break;
-            }
-            if limits.depth.is_some_and(|d| self.deepest as u32 >= d) {
-                break;
-            }
-            if iterations >= next_report {
-                next_report *= 2;
-                self.report(reporter);
-            }
-            if let Some(soft) = limits.soft_ms {
-                if !limits.infinite && self.budget.watch.elapsed_ms() >= soft {
-                    break;
-                }
-            }
-        }
-        self.budget.flush();
-        self.report(reporter);
+        walk_until_done(self, reporter, 64);
         let best = self.best_child(0);
         SearchResult {
             best: best.map(|i| self.nodes[i].mv.expect("a child has a move")),
