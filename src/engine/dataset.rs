@@ -20,7 +20,7 @@ use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicBool, Ordering};
 
 use menagerie_nnue::file::family;
-use menagerie_rules::game::inputs::{Inputs, MAX_ACTIVE};
+use menagerie_rules::game::inputs::{Inputs, MoveKeys, MAX_ACTIVE, NO_KEY};
 use menagerie_rules::game::session::{DynSession, Session};
 use menagerie_rules::game::{Game, Seat};
 use menagerie_tables::{Exact, Wdl};
@@ -30,11 +30,19 @@ use crate::selfplay_file::{self, FileError, SeatResult};
 use crate::task::{once, Catalogue, Context, Made};
 use menagerie_rules::catalogue::{self, Attach};
 
-pub const MAGIC: &[u8; 8] = b"MNGDATA1";
+pub const MAGIC: &[u8; 8] = b"MNGDATA2";
+/// Most moves a record lists for the policy's target.
+pub const POLICY_MOVES: usize = 64;
 /// Bytes of one record: the inputs (`u16`, unused slots `u16::MAX`), the
 /// score (`i16`), the heads in play (`u8` mask), each head's result (`u8`:
-/// 0 loss, 1 draw, 2 win), the game's index (`u32`) and the ply (`u16`).
-pub const RECORD: usize = 2 * MAX_ACTIVE + 2 + 1 + 4 + 4 + 2;
+/// 0 loss, 1 draw, 2 win), the game's index (`u32`) and the ply (`u16`);
+/// then the moves listed (`u8`), the one played among them (`u8`, 255 for
+/// none: a roll, or a game without move keys) and each listed move's
+/// policy keys (2 `u16` each, [`POLICY_MOVES`] slots, unused ones
+/// `u16::MAX`).
+pub const RECORD: usize = 2 * MAX_ACTIVE + 2 + 1 + 4 + 4 + 2 + 2 + 4 * POLICY_MOVES;
+/// No move played among those listed.
+pub const NOT_LISTED: u8 = u8::MAX;
 /// An unused input slot.
 pub const NO_INPUT: u16 = u16::MAX;
 
@@ -204,11 +212,12 @@ pub fn run<G: Game>(
     let tmp = temporary(&target);
     let mut out = io::BufWriter::new(std::fs::File::create(&tmp).map_err(werr)?);
     let header = format!(
-        "game={} inputs={} count={} heads={} rules={}",
+        "game={} inputs={} count={} heads={} moves={} rules={}",
         G::ID,
         set.name,
         set.inputs,
         set.heads,
+        set.moves,
         family(template.ruleset(), set.covers)
     );
     out.write_all(MAGIC).map_err(werr)?;
@@ -266,12 +275,24 @@ pub fn run<G: Game>(
             record[at + 3..at + 7].copy_from_slice(&results);
             record[at + 7..at + 11].copy_from_slice(&game.index.to_le_bytes());
             record[at + 11..at + 13].copy_from_slice(&(ply as u16).to_le_bytes());
-            out.write_all(&record).map_err(werr)?;
-            positions += 1;
             session.legal(&mut moves);
             let mv = *moves
                 .get(index as usize)
                 .ok_or(DatasetError::Replay(game.index, ply))?;
+            let position = session.position();
+            let keys = |mv: &G::Move| position.policy_keys(*mv);
+            let (listed, played) = policy_target(&moves, index as usize, keys);
+            record[at + 13] = listed.len() as u8;
+            record[at + 14] = played;
+            for (slot, pair) in listed.iter().enumerate() {
+                for (half, key) in pair.iter().enumerate() {
+                    let byte = at + 15 + 4 * slot + 2 * half;
+                    record[byte..byte + 2].copy_from_slice(&key.to_le_bytes());
+                }
+            }
+            record[at + 15 + 4 * listed.len()..].fill(0xff);
+            out.write_all(&record).map_err(werr)?;
+            positions += 1;
             session.play(mv);
         }
     }
@@ -289,6 +310,28 @@ pub fn run<G: Game>(
         job.out.display()
     )));
     Ok(())
+}
+
+/// The moves a record lists for the policy and the place of the one
+/// played among them: every move with keys, up to [`POLICY_MOVES`] (past
+/// that, the played one takes the last slot). Nothing at a roll or where
+/// the game gives no keys.
+fn policy_target<M>(
+    moves: &[M],
+    played: usize,
+    keys: impl Fn(&M) -> MoveKeys,
+) -> (Vec<MoveKeys>, u8) {
+    let mut listed: Vec<MoveKeys> = moves.iter().map(&keys).collect();
+    if listed.iter().any(|k| k[0] == NO_KEY) {
+        return (Vec::new(), NOT_LISTED);
+    }
+    let mut at = played;
+    if listed.len() > POLICY_MOVES {
+        listed.swap(played.min(POLICY_MOVES - 1), played);
+        listed.truncate(POLICY_MOVES);
+        at = played.min(POLICY_MOVES - 1);
+    }
+    (listed, at as u8)
 }
 
 /// For each ply of `game`, the tables' value of the first position at it
@@ -328,4 +371,33 @@ fn temporary(out: &Path) -> PathBuf {
     let mut name = out.as_os_str().to_owned();
     name.push(".part");
     PathBuf::from(name)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn keys(n: usize) -> impl Fn(&usize) -> MoveKeys {
+        move |&m| [m as u16, if m % 2 == 0 { NO_KEY } else { n as u16 }]
+    }
+
+    #[test]
+    fn the_policy_target_lists_every_move_or_keeps_the_played_one_in_the_last_slot() {
+        let moves: Vec<usize> = (0..10).collect();
+        let (listed, played) = policy_target(&moves, 7, keys(99));
+        assert_eq!(listed.len(), 10);
+        assert_eq!((played, listed[7]), (7, [7, 99]));
+
+        let many: Vec<usize> = (0..POLICY_MOVES + 9).collect();
+        let (listed, played) = policy_target(&many, POLICY_MOVES + 4, keys(99));
+        assert_eq!(listed.len(), POLICY_MOVES);
+        assert_eq!(played as usize, POLICY_MOVES - 1);
+        assert_eq!(listed[POLICY_MOVES - 1][0] as usize, POLICY_MOVES + 4);
+        let (listed, played) = policy_target(&many, 3, keys(99));
+        assert_eq!((listed.len(), played, listed[3][0]), (POLICY_MOVES, 3, 3));
+
+        // A roll's moves have no keys: nothing listed.
+        let rolls = |_: &usize| [NO_KEY; 2];
+        assert_eq!(policy_target(&moves, 2, rolls), (Vec::new(), NOT_LISTED));
+    }
 }

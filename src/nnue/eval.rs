@@ -10,7 +10,7 @@
 
 use std::sync::Arc;
 
-use menagerie_rules::game::inputs::Inputs;
+use menagerie_rules::game::inputs::{Inputs, MoveKeys, NO_KEY};
 use menagerie_rules::game::{Game, Seat, MAX_SEATS};
 
 use crate::file::{Network, QA, QB};
@@ -167,6 +167,78 @@ impl Evaluator {
             out[seat as usize] = (v.round() as i32).clamp(-MAX_VALUE, MAX_VALUE);
         }
         out
+    }
+
+    /// Whether the network has a policy head.
+    pub fn has_policy(&self) -> bool {
+        self.net.moves > 0
+    }
+
+    /// The policy's logit of each of `moves` (moves of `position`) times
+    /// `QA * QB`, into `out`: the sum of its keys' heads. Empty where the
+    /// network has no policy or the position is a roll's.
+    pub fn move_sums<G: Game>(&mut self, position: &G, moves: &[G::Move], out: &mut Vec<i64>) {
+        out.clear();
+        if !self.has_policy() || position.is_chance() {
+            return;
+        }
+        position.inputs(&mut self.next);
+        let next = self.next;
+        let keys = moves.iter().map(|&mv| position.policy_keys(mv));
+        self.policy_sums(&next, keys, out);
+    }
+
+    /// The policy's logit times `QA * QB` of each move given by its keys,
+    /// for the position of `inputs`, into `out` (after what it holds).
+    pub fn policy_sums(
+        &mut self,
+        inputs: &Inputs,
+        moves: impl Iterator<Item = MoveKeys>,
+        out: &mut Vec<i64>,
+    ) {
+        self.set_inputs(inputs);
+        let h = self.net.hidden;
+        for keys in moves {
+            let mut total = 0i64;
+            for key in keys {
+                if key == NO_KEY || key as usize >= self.net.moves {
+                    continue;
+                }
+                let k = key as usize;
+                let weights = &self.net.policy[k * h..(k + 1) * h];
+                let dot: i64 = self
+                    .sums
+                    .iter()
+                    .zip(weights)
+                    .map(|(&s, &w)| i64::from(s.clamp(0, QA)) * i64::from(w))
+                    .sum();
+                total += dot + i64::from(self.net.policy_bias[k]);
+            }
+            out.push(total);
+        }
+    }
+
+    /// The policy's prior of each of `moves` (all the moves of
+    /// `position`), a softmax of their logits, into `out`; empty where
+    /// [`Evaluator::move_sums`] is.
+    pub fn priors<G: Game>(
+        &mut self,
+        position: &G,
+        moves: &[G::Move],
+        sums: &mut Vec<i64>,
+        out: &mut Vec<f64>,
+    ) {
+        out.clear();
+        self.move_sums(position, moves, sums);
+        let Some(&top) = sums.iter().max() else {
+            return;
+        };
+        let unit = f64::from(QA * QB);
+        out.extend(sums.iter().map(|&s| ((s - top) as f64 / unit).exp()));
+        let total: f64 = out.iter().sum();
+        for p in out.iter_mut() {
+            *p /= total;
+        }
     }
 
     /// [`Evaluator::values`] for one seat.

@@ -2,19 +2,25 @@
 //!
 //! | part | what |
 //! |---|---|
-//! | magic | `MNGNET01` (8 bytes) |
+//! | magic | `MNGNET01`, or `MNGNET02` with a policy head (8 bytes) |
 //! | game, rules, input set | each a `u8` length and UTF-8 |
 //! | inputs, hidden, heads | `u32` each |
 //! | scale | `i32`: search units per unit of a head's logit |
 //! | note | `u16` length and UTF-8: the command and seed that trained it |
 //! | first layer | `i16` weights, input by input (`hidden` each), then `hidden` `i16` biases |
 //! | heads | `i16` weights, head by head (`hidden` each), then `heads` `i32` biases |
+//! | policy (`MNGNET02` only) | `u32` move keys, then their `i16` weights key by key (`hidden` each) and `i32` biases |
 //! | checksum | CRC-32 of everything before it |
 //!
 //! Quantisation (fixed by the magic's version): first-layer weights and
 //! biases are the trainer's floats times [`QA`]; a hidden unit is its sum
 //! clipped to `0..=QA`; head weights are floats times [`QB`], head biases
 //! times `QA * QB`, so a head's logit is its integer sum over `QA * QB`.
+//! A policy key is quantised as a head is; a move's logit is the sum of
+//! its keys' ([`menagerie_rules::game::inputs::MoveKeys`]).
+//!
+//! A network without a policy is written as `MNGNET01`, byte for byte as
+//! before the policy existed, so its checksum (its name) stays.
 
 use std::fmt;
 use std::path::Path;
@@ -22,6 +28,10 @@ use std::path::Path;
 use menagerie_rules::game::ruleset::Ruleset;
 
 pub const MAGIC: &[u8; 8] = b"MNGNET01";
+/// The magic of a network with a policy head.
+pub const MAGIC_POLICY: &[u8; 8] = b"MNGNET02";
+/// Most move keys of a policy head.
+pub const MAX_MOVE_KEYS: usize = 4096;
 /// Scale of the first layer: a hidden unit saturates at this.
 pub const QA: i32 = 255;
 /// Scale of the heads' weights.
@@ -33,7 +43,7 @@ pub const MAX_INPUTS: usize = 4096;
 /// Most bytes of a network file: the largest shape the format allows,
 /// its weights and its longest names and note, rounded up. A path is
 /// refused by its size before any of it is read.
-pub const MAX_FILE_BYTES: u64 = 9 << 20;
+pub const MAX_FILE_BYTES: u64 = 18 << 20;
 /// Most heads (seats) a file may have.
 pub const MAX_HEADS: usize = menagerie_rules::game::MAX_SEATS;
 
@@ -60,6 +70,11 @@ pub struct Network {
     /// `heads * hidden`, head by head.
     pub head: Vec<i16>,
     pub head_bias: Vec<i32>,
+    /// Move keys of the policy head: 0 for a network without one.
+    pub moves: usize,
+    /// `moves * hidden`, key by key.
+    pub policy: Vec<i16>,
+    pub policy_bias: Vec<i32>,
 }
 
 impl fmt::Debug for Network {
@@ -99,7 +114,9 @@ impl fmt::Display for NetworkError {
     fn fmt(&self, f: &mut fmt::Formatter) -> fmt::Result {
         match self {
             NetworkError::Read(e) => write!(f, "cannot read the file: {e}"),
-            NetworkError::Magic => f.write_str("not a network file (no MNGNET01 at its start)"),
+            NetworkError::Magic => {
+                f.write_str("not a network file (no MNGNET01 or MNGNET02 at its start)")
+            }
             NetworkError::Truncated => f.write_str("the file is cut short"),
             NetworkError::Trailing => f.write_str("bytes after the checksum"),
             NetworkError::Checksum => {
@@ -197,9 +214,11 @@ impl Network {
     /// Reads a network from a file's bytes: every part present, sizes in
     /// range, the checksum right.
     pub fn from_bytes(bytes: &[u8]) -> Result<Network, NetworkError> {
-        if bytes.len() < MAGIC.len() || &bytes[..MAGIC.len()] != MAGIC {
-            return Err(NetworkError::Magic);
-        }
+        let with_policy = match bytes.get(..MAGIC.len()) {
+            Some(m) if m == MAGIC => false,
+            Some(m) if m == MAGIC_POLICY => true,
+            _ => return Err(NetworkError::Magic),
+        };
         let mut r = Reader { bytes, at: 8 };
         let len = r.u8()? as usize;
         let game = r.text(len)?;
@@ -220,6 +239,13 @@ impl Network {
         let first_bias = r.i16s(hidden)?;
         let head = r.i16s(heads * hidden)?;
         let head_bias = r.i32s(heads)?;
+        let moves = if with_policy {
+            bounded("move keys", r.u32()?, MAX_MOVE_KEYS)?
+        } else {
+            0
+        };
+        let policy = r.i16s(moves * hidden)?;
+        let policy_bias = r.i32s(moves)?;
         let body = r.at;
         let stored = r.u32()?;
         if r.at != bytes.len() {
@@ -241,6 +267,9 @@ impl Network {
             first_bias,
             head,
             head_bias,
+            moves,
+            policy,
+            policy_bias,
         })
     }
 
@@ -254,7 +283,7 @@ impl Network {
 
     /// The file's bytes.
     pub fn to_bytes(&self) -> Vec<u8> {
-        let mut out = MAGIC.to_vec();
+        let mut out = if self.moves > 0 { MAGIC_POLICY } else { MAGIC }.to_vec();
         for text in [&self.game, &self.rules, &self.input_set] {
             out.push(text.len() as u8);
             out.extend_from_slice(text.as_bytes());
@@ -270,6 +299,15 @@ impl Network {
         }
         for b in &self.head_bias {
             out.extend_from_slice(&b.to_le_bytes());
+        }
+        if self.moves > 0 {
+            out.extend_from_slice(&(self.moves as u32).to_le_bytes());
+            for w in &self.policy {
+                out.extend_from_slice(&w.to_le_bytes());
+            }
+            for b in &self.policy_bias {
+                out.extend_from_slice(&b.to_le_bytes());
+            }
         }
         let crc = crc32fast::hash(&out);
         out.extend_from_slice(&crc.to_le_bytes());
@@ -289,7 +327,12 @@ impl Network {
             return Err(NetworkError::Game(self.game.clone()));
         }
         let set = set.ok_or_else(|| NetworkError::NoInputs(game.to_string()))?;
-        if self.input_set != set.name || self.inputs != set.inputs || self.heads != set.heads {
+        let policy_fits = self.moves == 0 || self.moves == set.moves;
+        if self.input_set != set.name
+            || self.inputs != set.inputs
+            || self.heads != set.heads
+            || !policy_fits
+        {
             return Err(NetworkError::InputSet(
                 self.input_set.clone(),
                 set.name.to_string(),
@@ -305,8 +348,13 @@ impl Network {
     /// One line for `bench`, `d` and the option's answer: game, input set,
     /// size and the first words of its note.
     pub fn describe(&self) -> String {
+        let policy = if self.moves > 0 {
+            format!(" policy {}", self.moves)
+        } else {
+            String::new()
+        };
         format!(
-            "{} {} {}x{}x{} crc {:08x}",
+            "{} {} {}x{}x{}{policy} crc {:08x}",
             self.game,
             self.input_set,
             self.inputs,
@@ -342,7 +390,19 @@ pub(crate) mod tests {
             first_bias: vec![10, -5, 300],
             head: (0..heads * hidden).map(|i| 20 - i as i16 * 9).collect(),
             head_bias: vec![1000, -2000],
+            moves: 0,
+            policy: Vec::new(),
+            policy_bias: Vec::new(),
         }
+    }
+
+    /// [`tiny`] with a policy head of four move keys.
+    pub(crate) fn tiny_with_policy() -> Network {
+        let mut net = tiny();
+        net.moves = 4;
+        net.policy = (0..4 * net.hidden).map(|i| 30 - i as i16 * 5).collect();
+        net.policy_bias = vec![-500, 0, 700, 1200];
+        net
     }
 
     #[test]
@@ -361,6 +421,9 @@ pub(crate) mod tests {
             first_bias: vec![0; hidden],
             head: vec![0; heads * hidden],
             head_bias: vec![0; heads],
+            moves: MAX_MOVE_KEYS,
+            policy: vec![0; MAX_MOVE_KEYS * hidden],
+            policy_bias: vec![0; MAX_MOVE_KEYS],
         };
         let bytes = net.to_bytes();
         assert!(bytes.len() as u64 <= MAX_FILE_BYTES, "{}", bytes.len());
@@ -369,13 +432,34 @@ pub(crate) mod tests {
 
     #[test]
     fn a_network_round_trips_through_its_bytes() {
-        let net = tiny();
-        assert_eq!(Network::from_bytes(&net.to_bytes()), Ok(net));
+        for net in [tiny(), tiny_with_policy()] {
+            assert_eq!(Network::from_bytes(&net.to_bytes()), Ok(net));
+        }
+        assert_eq!(&tiny().to_bytes()[..8], MAGIC);
+        assert_eq!(&tiny_with_policy().to_bytes()[..8], MAGIC_POLICY);
+    }
+
+    /// A first-version file read as a policy file (or the other way) is
+    /// cut short or runs past its checksum: the magic decides the layout.
+    #[test]
+    fn the_magic_decides_whether_a_policy_follows() {
+        let mut plain = tiny().to_bytes();
+        plain[..8].copy_from_slice(MAGIC_POLICY);
+        assert!(Network::from_bytes(&plain).is_err());
+        let mut policy = tiny_with_policy().to_bytes();
+        policy[..8].copy_from_slice(MAGIC);
+        assert!(Network::from_bytes(&policy).is_err());
     }
 
     #[test]
     fn every_cut_every_flipped_byte_and_any_trailing_byte_is_refused() {
-        let bytes = tiny().to_bytes();
+        for bytes in [tiny().to_bytes(), tiny_with_policy().to_bytes()] {
+            refused_whenever_damaged(&bytes);
+        }
+    }
+
+    fn refused_whenever_damaged(bytes: &[u8]) {
+        let bytes = bytes.to_vec();
         for cut in 0..bytes.len() {
             assert!(Network::from_bytes(&bytes[..cut]).is_err(), "cut at {cut}");
         }

@@ -222,7 +222,128 @@ fn made_up<G: Game>(seed: u64, rules: &str) -> Network {
         first_bias: (0..hidden).map(|_| small(100)).collect(),
         head: (0..set.heads * hidden).map(|_| small(64)).collect(),
         head_bias: vec![0; set.heads],
+        moves: 0,
+        policy: Vec::new(),
+        policy_bias: Vec::new(),
     }
+}
+
+/// [`made_up`] with a policy head of the game's move keys.
+fn made_up_with_policy<G: Game>(seed: u64, rules: &str) -> Network {
+    let mut net = made_up::<G>(seed, rules);
+    let mut rng = Rng::new(seed + 1000);
+    let moves = G::INPUT_SET.unwrap().moves;
+    net.moves = moves;
+    net.policy = (0..moves * net.hidden)
+        .map(|_| rng.below(129) as i16 - 64)
+        .collect();
+    net.policy_bias = (0..moves)
+        .map(|_| rng.below(40_001) as i32 - 20_000)
+        .collect();
+    net
+}
+
+/// The policy's logits the plain way: each key's head on the clipped
+/// first layer, summed over the move's keys.
+fn policy_logit_directly(net: &Network, inputs: &[u16], keys: [u16; 2]) -> i64 {
+    let hidden: Vec<i64> = (0..net.hidden)
+        .map(|j| {
+            let s = i32::from(net.first_bias[j])
+                + inputs
+                    .iter()
+                    .map(|&i| i32::from(net.first[i as usize * net.hidden + j]))
+                    .sum::<i32>();
+            i64::from(s.clamp(0, QA))
+        })
+        .collect();
+    keys.iter()
+        .filter(|&&k| k != u16::MAX)
+        .map(|&k| {
+            let k = k as usize;
+            let row = &net.policy[k * net.hidden..(k + 1) * net.hidden];
+            let dot: i64 = hidden
+                .iter()
+                .zip(row)
+                .map(|(&h, &w)| h * i64::from(w))
+                .sum();
+            dot + i64::from(net.policy_bias[k])
+        })
+        .sum()
+}
+
+/// A policy head gives each move of a position the sum of its keys'
+/// heads, on the same first layer as the value (kept by difference as
+/// the search walks), and priors that are their softmax; none at a roll.
+/// A file with a policy of another size than the game's keys is refused.
+#[test]
+fn the_policy_head_gives_each_move_its_keys_logit_and_the_priors_their_softmax() {
+    let net = made_up_with_policy::<Kilkenny>(7, "");
+    let mut evaluator = Evaluator::new(Arc::new(net.clone()));
+    assert!(evaluator.has_policy());
+    let (mut sums, mut priors, mut moves) = (Vec::new(), Vec::new(), Vec::new());
+    let (mut player_positions, mut rolls) = (0, 0);
+    for position in random_positions::<Kilkenny>(5, 6) {
+        moves.clear();
+        position.generate(&mut moves);
+        evaluator.priors(&position, &moves, &mut sums, &mut priors);
+        if position.is_chance() || moves.is_empty() {
+            assert!(sums.is_empty() && priors.is_empty());
+            rolls += 1;
+            continue;
+        }
+        player_positions += 1;
+        let inputs = inputs_of(&position);
+        for (i, &mv) in moves.iter().enumerate() {
+            let want = policy_logit_directly(&net, &inputs, position.policy_keys(mv));
+            assert_eq!(sums[i], want, "move {mv}");
+        }
+        assert!((priors.iter().sum::<f64>() - 1.0).abs() < 1e-9);
+        let top = (0..sums.len()).max_by_key(|&i| sums[i]).unwrap();
+        assert!(priors.iter().all(|&p| p <= priors[top]));
+    }
+    assert!(
+        player_positions > 20 && rolls > 20,
+        "{player_positions} {rolls}"
+    );
+
+    let ruleset =
+        menagerie_rules::catalogue::find(&menagerie_rules::catalogue::GAMES, "kilkenny-cats")
+            .unwrap()
+            .ruleset(&["players=3"])
+            .unwrap();
+    assert!(net
+        .fits("kilkenny-cats", &ruleset, Kilkenny::INPUT_SET)
+        .is_ok());
+    let mut other = net.clone();
+    other.moves -= 1;
+    other.policy.truncate(other.moves * other.hidden);
+    other.policy_bias.pop();
+    assert!(
+        net.describe().contains(" policy 513 "),
+        "{}",
+        net.describe()
+    );
+    assert!(other
+        .fits("kilkenny-cats", &ruleset, Kilkenny::INPUT_SET)
+        .is_err());
+    // The engine takes it, names it, and searches with it.
+    let path = write(&temp_path("network", "kc-policy.nnue"), &net.to_bytes());
+    let out = engine(&[
+        "newgame kilkenny-cats players=3",
+        &format!("setoption name EvalFile value {path}"),
+        "setoption name MultiSeat value puct",
+        "move r3",
+        "go nodes 3000",
+        "isready",
+    ]);
+    assert!(errors(&out).is_empty(), "{out}");
+    assert!(
+        out.contains(&format!("policy 513 crc {:08x}", net.checksum())),
+        "{out}"
+    );
+    assert!(out
+        .lines()
+        .any(|l| l.starts_with("bestmove ") && l != "bestmove (none)"));
 }
 
 fn write(path: &Path, bytes: &[u8]) -> String {
@@ -358,13 +479,14 @@ fn selfplay_and_dataset(game: &str, games: u32, name: &str) -> (PathBuf, PathBuf
     (selfplay, data)
 }
 
-/// The records of a dataset file: each one's inputs, score, mask and results.
-/// One dataset record: inputs, score, heads in play, results.
-type Record = (Vec<u16>, i16, u8, [u8; 4]);
+/// One dataset record: inputs, score, heads in play, results, and the
+/// policy's target (the listed moves' keys, the played one's place).
+type Record = (Vec<u16>, i16, u8, [u8; 4], (Vec<[u16; 2]>, u8));
 
+/// The records of a dataset file.
 fn records(path: &Path) -> (String, Vec<Record>) {
     let bytes = std::fs::read(path).unwrap();
-    assert_eq!(&bytes[..8], b"MNGDATA1");
+    assert_eq!(&bytes[..8], b"MNGDATA2");
     let len = u32::from_le_bytes(bytes[8..12].try_into().unwrap()) as usize;
     let header = String::from_utf8(bytes[12..12 + len].to_vec()).unwrap();
     let body = &bytes[12 + len..];
@@ -380,11 +502,22 @@ fn records(path: &Path) -> (String, Vec<Record>) {
                 .filter(|&i| i != u16::MAX)
                 .collect();
             let score = i16::from_le_bytes([r[at], r[at + 1]]);
+            let word = |i: usize| u16::from_le_bytes([r[i], r[i + 1]]);
+            let slots = menagerie_engine::dataset::POLICY_MOVES;
+            let keys: Vec<[u16; 2]> = (0..slots)
+                .map(|slot| [word(at + 15 + 4 * slot), word(at + 17 + 4 * slot)])
+                .collect();
+            let listed = r[at + 13] as usize;
+            assert!(
+                keys[listed..].iter().all(|k| *k == [u16::MAX; 2]),
+                "unused slots hold no keys"
+            );
             (
                 inputs,
                 score,
                 r[at + 2],
                 [r[at + 3], r[at + 4], r[at + 5], r[at + 6]],
+                (keys[..listed].to_vec(), r[at + 14]),
             )
         })
         .collect();
@@ -400,7 +533,7 @@ fn dataset_writes_every_position_of_the_selfplay_games_with_its_inputs_and_resul
     let (header, list) = records(&data);
     assert!(
         header.starts_with(
-            "game=kilkenny-cats inputs=kilkenny-cats/cats-2 count=1226 heads=4 rules="
+            "game=kilkenny-cats inputs=kilkenny-cats/cats-2 count=1226 heads=4 moves=513 rules="
         ),
         "{header}"
     );
@@ -417,8 +550,9 @@ fn dataset_writes_every_position_of_the_selfplay_games_with_its_inputs_and_resul
     let game = &games[0];
     let mut position = Kilkenny::from_notation(&rules, &game.start).unwrap();
     let mut moves = Vec::new();
+    let mut most_listed = 0;
     for (ply, &(index, score)) in game.plies.iter().enumerate() {
-        let (inputs, stored, mask, results) = &list[ply];
+        let (inputs, stored, mask, results, (listed, played)) = &list[ply];
         assert_eq!(inputs, &inputs_of(&position));
         assert_eq!(*stored, score);
         for (head, &result) in results.iter().enumerate() {
@@ -431,8 +565,28 @@ fn dataset_writes_every_position_of_the_selfplay_games_with_its_inputs_and_resul
         }
         moves.clear();
         position.generate(&mut moves);
+        // The policy's target: every move's keys, and the one played; a
+        // roll has none.
+        if position.is_chance() {
+            assert_eq!((listed.len(), *played), (0, 255));
+        } else {
+            let keys: Vec<[u16; 2]> = moves.iter().map(|&m| position.policy_keys(m)).collect();
+            let slots = menagerie_engine::dataset::POLICY_MOVES;
+            if keys.len() <= slots {
+                assert_eq!(listed, &keys);
+                assert_eq!(*played as usize, index as usize);
+            } else {
+                // Too many to list: the played move takes the last slot.
+                assert_eq!(listed.len(), slots);
+                assert_eq!(listed[*played as usize], keys[index as usize]);
+            }
+            most_listed = most_listed.max(keys.len());
+        }
         position.play(moves[index as usize]);
     }
+    assert!(most_listed > 32, "{most_listed}");
+    let rolls = list.iter().filter(|r| r.4 .1 == 255).count();
+    assert!(rolls > 0 && rolls < list.len(), "{rolls} of {}", list.len());
     let refused = engine(&[
         "dataset /nonexistent.bin out=/tmp/x.data",
         "dataset out=/tmp/x.data",
@@ -613,6 +767,61 @@ fn the_pipeline_runs_from_selfplay_to_a_network_the_engine_plays_with_and_matche
     assert!(compared >= 32);
     // The stated tolerance (docs/network.md): 0.05 of a logit.
     assert!(worst < 0.05, "quantised logits differ by up to {worst}");
+
+    // With a policy head: the engine's integer logits of each listed
+    // move against the trainer's floats, and the engine plays with it.
+    let policy_path = temp_path("network", "policy.nnue");
+    train_with(&policy_path, &["--policy", "1"]);
+    let policy_net = Network::load(&policy_path).expect("a network with a policy loads");
+    assert_eq!(policy_net.moves, Safari::INPUT_SET.unwrap().moves);
+    assert!(
+        policy_net.note.contains("--policy 1"),
+        "{}",
+        policy_net.note
+    );
+    let mut check = policy_path.clone().into_os_string();
+    check.push(".policy.check");
+    let text = std::fs::read_to_string(check).unwrap();
+    let mut evaluator = Evaluator::new(Arc::new(policy_net.clone()));
+    let (mut worst, mut compared, mut sums) = (0f64, 0, Vec::new());
+    for line in text.lines().filter(|l| !l.starts_with('#')) {
+        let mut words = line.split(' ');
+        let row: usize = words.next().unwrap().parse().unwrap();
+        let floats: Vec<f64> = words.map(|w| w.parse().unwrap()).collect();
+        let record = &list[row];
+        assert_eq!(floats.len(), record.4 .0.len());
+        let mut inputs = Inputs::new();
+        for &i in &record.0 {
+            inputs.push(i as usize);
+        }
+        inputs.finish();
+        sums.clear();
+        evaluator.policy_sums(&inputs, record.4 .0.iter().copied(), &mut sums);
+        for (&integer, float) in sums.iter().zip(floats) {
+            worst = worst.max((integer as f64 / f64::from(QA * QB) - float).abs());
+            compared += 1;
+        }
+    }
+    assert!(compared >= 320, "{compared}");
+    assert!(
+        worst < 0.05,
+        "quantised policy logits differ by up to {worst}"
+    );
+
+    let out = engine(&[
+        "newgame safari-dual",
+        &format!("setoption name EvalFile value {}", policy_path.display()),
+        "go nodes 2000",
+        "isready",
+    ]);
+    assert!(errors(&out).is_empty(), "{out}");
+    assert!(
+        out.contains(&format!("policy {} crc", policy_net.moves)),
+        "{out}"
+    );
+    assert!(out
+        .lines()
+        .any(|l| l.starts_with("bestmove ") && l != "bestmove (none)"));
 
     let out = engine(&[
         "newgame safari-dual",

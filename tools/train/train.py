@@ -3,6 +3,7 @@
 
     python3 tools/train/train.py DATA [DATA ...] --out NET.nnue [--seed S]
         [--hidden H] [--epochs E] [--batch B] [--lr LR] [--lambda L] [--td T]
+        [--policy W]
 
 DATA are files of the engine's `dataset` command (docs/network.md), all
 of one game and input set. Beside NET.nnue it writes NET.losses.csv (the
@@ -20,7 +21,12 @@ the results and (the side to move's head) to the search's score. With
 TD(T) return (Sutton's lambda-return) of the network's own predictions
 along each decided game: a result that dice decided is shared with the
 positions before it through what the network expected at each step, not
-repeated whole at each of them. Validation games are those whose index ends in 0, so no
+repeated whole at each of them. With --policy W (data of the second
+dataset format) the network also gets a policy head over the game's move
+keys, fitted to the move each position's search played (cross-entropy over
+the moves its record lists, weighted W against the value loss); its file
+is then of the second network format and NET.policy.check holds the float
+policy's logits of the listed moves. Validation games are those whose index ends in 0, so no
 game is on both sides; the epoch with the least validation loss is the
 one written. The same data, seed and options give the same
 file.
@@ -35,38 +41,58 @@ from pathlib import Path
 import numpy as np
 
 MAGIC_DATA = b"MNGDATA1"
+MAGIC_DATA_POLICY = b"MNGDATA2"
 MAGIC_NET = b"MNGNET01"
+MAGIC_NET_POLICY = b"MNGNET02"
 MAX_ACTIVE = 64
+POLICY_MOVES = 64
 NO_INPUT = 0xFFFF
+NO_KEY = 0xFFFF
+NOT_LISTED = 255
 NO_SCORE = -32768
 QA, QB = 255, 64
+RECORD_FIELDS = [
+    ("inputs", "<u2", MAX_ACTIVE),
+    ("score", "<i2"),
+    ("mask", "u1"),
+    ("results", "u1", 4),
+    ("game", "<u4"),
+    ("ply", "<u2"),
+]
+RECORD_V1 = np.dtype(RECORD_FIELDS)
 RECORD = np.dtype(
-    [
-        ("inputs", "<u2", MAX_ACTIVE),
-        ("score", "<i2"),
-        ("mask", "u1"),
-        ("results", "u1", 4),
-        ("game", "<u4"),
-        ("ply", "<u2"),
-    ]
+    RECORD_FIELDS
+    + [("listed", "u1"), ("played", "u1"), ("keys", "<u2", (POLICY_MOVES, 2))]
 )
-assert RECORD.itemsize == 2 * MAX_ACTIVE + 13
+assert RECORD_V1.itemsize == 2 * MAX_ACTIVE + 13
+assert RECORD.itemsize == 2 * MAX_ACTIVE + 15 + 4 * POLICY_MOVES
 
 
 def read_dataset(path):
     """The header's fields and the records of one dataset file."""
     raw = Path(path).read_bytes()
-    if raw[:8] != MAGIC_DATA:
-        sys.exit(f"{path}: not a dataset file (no {MAGIC_DATA.decode()} at its start)")
+    if raw[:8] not in (MAGIC_DATA, MAGIC_DATA_POLICY):
+        sys.exit(f"{path}: not a dataset file (no {MAGIC_DATA_POLICY.decode()} at its start)")
+    dtype = RECORD if raw[:8] == MAGIC_DATA_POLICY else RECORD_V1
     (length,) = struct.unpack_from("<I", raw, 8)
     header = raw[12 : 12 + length].decode()
     fields = dict(word.split("=", 1) for word in header.split(" ") if "=" in word)
     # `rules=` runs to the end of the header and may hold spaces.
     fields["rules"] = header.split("rules=", 1)[1] if "rules=" in header else ""
     body = raw[12 + length :]
-    if len(body) % RECORD.itemsize:
+    if len(body) % dtype.itemsize:
         sys.exit(f"{path}: cut short inside a record")
-    return fields, np.frombuffer(body, dtype=RECORD)
+    records = np.frombuffer(body, dtype=dtype)
+    if dtype == RECORD_V1:
+        # The first format lists no moves: every record without a target.
+        wider = np.zeros(len(records), dtype=RECORD)
+        for name in RECORD_V1.names:
+            wider[name] = records[name]
+        wider["played"] = NOT_LISTED
+        wider["keys"] = NO_KEY
+        records = wider
+        fields.setdefault("moves", "0")
+    return fields, records
 
 
 def targets(records, heads, blend, scale):
@@ -169,6 +195,7 @@ def main():
     parser.add_argument("--lambda", dest="blend", type=float, default=0.7)
     parser.add_argument("--decay", type=float, default=0.0, help="L2 weight decay of the weights")
     parser.add_argument("--td", type=float, default=0.0, help="TD(td) returns as the results' target from epoch 2 (0: the results)")
+    parser.add_argument("--policy", type=float, default=0.0, help="weight of the policy loss (0: no policy head)")
     parser.add_argument("--check", type=int, default=64)
     args = parser.parse_args()
 
@@ -184,6 +211,9 @@ def main():
             sys.exit("the data files are of different games, input sets or rules")
     records = np.concatenate([r for _, r in parts])
     count, heads = int(fields["count"]), int(fields["heads"])
+    moves = int(fields.get("moves", "0")) if args.policy > 0 else 0
+    if args.policy > 0 and (moves == 0 or not (records["played"] != NOT_LISTED).any()):
+        sys.exit("--policy: the data list no moves (a dataset of the second format, of a game with move keys)")
     # The scale of the search's scores, fitted to the mover's results;
     # networks of one head a seat report logits at a fixed scale.
     score_scale = fit_scale(records)
@@ -199,7 +229,14 @@ def main():
         mask = ((part["mask"][:, None] >> np.arange(max(heads, 1))) & 1).astype(bool)
         chance, has = score_chance(part, score_scale)
         aux = np.stack([chance, has.astype(np.float32)], axis=1)
-        return idx, targets(part, heads, args.blend, score_scale).astype(np.float32), mask, aux
+        # The policy's target: the listed moves' keys (the unused key is
+        # the zero row `moves`) and the played one's slot (-1: none).
+        # Kept as u16 (64 moves a record); widened a batch at a time.
+        keys = np.minimum(np.where(part["keys"] == NO_KEY, moves, part["keys"]), moves).astype(np.uint16)
+        played = np.where(part["played"] == NOT_LISTED, -1, part["played"]).astype(np.int32)
+        listed = (np.arange(POLICY_MOVES)[None, :] < part["listed"][:, None])
+        pol = (keys, played, listed)
+        return idx, targets(part, heads, args.blend, score_scale).astype(np.float32), mask, (aux, pol)
 
     train_x, train_y, train_m, train_a = arrays(train)
     val_x, val_y, val_m, val_a = arrays(val)
@@ -213,17 +250,52 @@ def main():
         "b2": np.zeros(heads, np.float32),
     }
     params["w1"][count] = 0.0
+    if moves:
+        # Drawn after the value's weights, so a seed gives the value
+        # layers it gave before the policy existed.
+        params["wp"] = (rng.standard_normal((moves + 1, hidden)) * (1.0 / np.sqrt(hidden))).astype(np.float32)
+        params["bp"] = np.zeros(moves + 1, np.float32)
     params = jax.tree_util.tree_map(jnp.asarray, params)
 
-    def forward(p, idx):
+    def hidden_layer(p, idx):
         w1 = p["w1"].at[count].set(0.0)
-        acc = p["b1"] + w1[idx].sum(axis=1)
-        return jnp.clip(acc, 0.0, 1.0) @ p["w2"].T + p["b2"]
+        return jnp.clip(p["b1"] + w1[idx].sum(axis=1), 0.0, 1.0)
+
+    def forward(p, idx):
+        return hidden_layer(p, idx) @ p["w2"].T + p["b2"]
+
+    def move_logits(p, idx, keys):
+        """Each listed move's policy logit: the sum of its keys' (the
+        unused key `moves` is a zero row)."""
+        per_key = hidden_layer(p, idx) @ p["wp"].at[moves].set(0.0).T + p["bp"].at[moves].set(0.0)
+        flat = keys.reshape(keys.shape[0], -1).astype(jnp.int32)
+        picked = jnp.take_along_axis(per_key, flat, axis=1).reshape(keys.shape)
+        return picked.sum(axis=2)
+
+    def policy_loss(p, idx, pol):
+        """Cross-entropy of the played move among the listed ones, over
+        the records with one."""
+        keys, played, listed = pol
+        z = jnp.where(listed, move_logits(p, idx, keys), -1e9)
+        logp = z - jax.scipy.special.logsumexp(z, axis=1, keepdims=True)
+        has = played >= 0
+        chosen = jnp.take_along_axis(logp, jnp.maximum(played, 0)[:, None], axis=1)[:, 0]
+        return -jnp.sum(jnp.where(has, chosen, 0.0)) / jnp.maximum(jnp.sum(has), 1)
 
     def loss_fn(p, idx, y, m, a):
-        return data_loss(p, idx, y, m, a) + args.decay * (jnp.sum(p["w1"] ** 2) + jnp.sum(p["w2"] ** 2))
+        decay = jnp.sum(p["w1"] ** 2) + jnp.sum(p["w2"] ** 2)
+        if moves:
+            decay = decay + jnp.sum(p["wp"] ** 2)
+        return data_loss(p, idx, y, m, a) + args.decay * decay
 
     def data_loss(p, idx, y, m, a):
+        a, pol = a
+        value = value_loss(p, idx, y, m, a)
+        if moves:
+            value = value + args.policy * policy_loss(p, idx, pol)
+        return value
+
+    def value_loss(p, idx, y, m, a):
         z = forward(p, idx)
         if heads == 1:
             z = z[:, 0]
@@ -240,7 +312,7 @@ def main():
         lam = jnp.where(has > 0, args.blend, 1.0)
         return jnp.mean(lam * results + (1 - lam) * by_score)
 
-    limits = {"w1": 127.0, "b1": 127.0, "w2": 500.0, "b2": 1e4}
+    limits = {"w1": 127.0, "b1": 127.0, "w2": 500.0, "b2": 1e4, "wp": 500.0, "bp": 1e4}
 
     @jax.jit
     def step(p, opt, idx, y, m, a):
@@ -277,14 +349,32 @@ def main():
     zeros = jax.tree_util.tree_map(jnp.zeros_like, params)
     opt = {"t": 0, "m": zeros, "v": zeros}
 
+    def rows(a, part):
+        aux, pol = a
+        return aux[part], tuple(t[part] for t in pol)
+
     def mean_loss(x, y, m, a):
         total, n = 0.0, 0
         for at in range(0, len(x), 8192):
             part = slice(at, at + 8192)
             k = len(x[part])
-            total += float(eval_loss(params, x[part], y[part], m[part], a[part])) * k
+            total += float(eval_loss(params, x[part], y[part], m[part], rows(a, part))) * k
             n += k
         return total / n
+
+    policy_jit = jax.jit(move_logits) if moves else None
+
+    def policy_accuracy(x, a):
+        """How often the policy's first choice is the move played."""
+        _, (keys, played, listed) = a
+        hits, n = 0, 0
+        for at in range(0, len(x), 8192):
+            part = slice(at, at + 8192)
+            z = np.where(listed[part], np.asarray(policy_jit(params, x[part], keys[part])), -np.inf)
+            has = played[part] >= 0
+            hits += int(((z.argmax(1) == played[part]) & has).sum())
+            n += int(has.sum())
+        return hits / max(n, 1)
 
     history = []
     best = None
@@ -299,12 +389,13 @@ def main():
         for b in range(batches):
             pick = order[b * args.batch : (b + 1) * args.batch]
             params, opt, loss = step(
-                params, opt, train_x[pick], train_y[pick], train_m[pick], train_a[pick]
+                params, opt, train_x[pick], train_y[pick], train_m[pick], rows(train_a, pick)
             )
             run += float(loss)
         val_loss = mean_loss(val_x, val_y, val_m, val_a)
         history.append((epoch, run / batches, val_loss))
-        print(f"epoch {epoch}: train {run / batches:.5f} validation {val_loss:.5f}", flush=True)
+        policy = f" policy top-1 {policy_accuracy(val_x, val_a):.4f}" if moves else ""
+        print(f"epoch {epoch}: train {run / batches:.5f} validation {val_loss:.5f}{policy}", flush=True)
         # The network kept is the epoch's with the least validation loss.
         if best is None or val_loss < best[0]:
             best = (val_loss, epoch, params)
@@ -317,10 +408,11 @@ def main():
         f"--hidden {hidden} --epochs {args.epochs} --batch {args.batch} --lr {args.lr} "
         f"--lambda {args.blend} --decay {args.decay}"
         + (f" --td {args.td}" if args.td > 0 else "")
+        + (f" --policy {args.policy}" if moves else "")
         + f"; epoch {best_epoch} kept"
     )
     p = {k: np.asarray(v, dtype=np.float64) for k, v in params.items()}
-    write_network(out, fields, count, hidden, heads, scale, note, p)
+    write_network(out, fields, count, hidden, heads, scale, note, p, moves)
     write_losses(out, history)
     logits = np.asarray(forward(params, val_x[: args.check]))
     with open(str(out) + ".check", "w") as f:
@@ -328,17 +420,26 @@ def main():
         rows = np.flatnonzero(valid)[: args.check]
         for row, z in zip(rows, logits):
             f.write(f"{row} " + " ".join(f"{v:.6f}" for v in z) + "\n")
+    if moves:
+        _, (keys, played, listed) = val_a
+        chosen = slice(0, args.check)
+        z = np.asarray(move_logits(params, val_x[chosen], keys[chosen]))
+        with open(str(out) + ".policy.check", "w") as f:
+            f.write("# validation record, then each listed move's float policy logit\n")
+            for row, logits, n in zip(np.flatnonzero(valid)[: args.check], z, listed[chosen].sum(1)):
+                if n:
+                    f.write(f"{row} " + " ".join(f"{v:.6f}" for v in logits[:n]) + "\n")
     print(f"wrote {out} ({out.stat().st_size} bytes), scale {scale}", flush=True)
 
 
-def write_network(out, fields, count, hidden, heads, scale, note, p):
+def write_network(out, fields, count, hidden, heads, scale, note, p, moves=0):
     """The file of docs/network.md: the header, the weights rounded to
-    integers, the checksum."""
+    integers, the policy head if there is one, the checksum."""
     def text(s, width):
         b = s.encode()
         return struct.pack("<B" if width == 1 else "<H", len(b)) + b
 
-    body = bytearray(MAGIC_NET)
+    body = bytearray(MAGIC_NET_POLICY if moves else MAGIC_NET)
     body += text(fields["game"], 1) + text(fields["rules"], 1) + text(fields["inputs"], 1)
     body += struct.pack("<IIIi", count, hidden, heads, scale)
     body += text(note, 2)
@@ -348,6 +449,10 @@ def write_network(out, fields, count, hidden, heads, scale, note, p):
     b2 = np.rint(p["b2"] * QA * QB).astype("<i4")
     for part in (w1, b1, w2, b2):
         body += part.tobytes()
+    if moves:
+        body += struct.pack("<I", moves)
+        body += np.rint(p["wp"][:moves] * QB).astype("<i2").tobytes()
+        body += np.rint(p["bp"][:moves] * QA * QB).astype("<i4").tobytes()
     body += struct.pack("<I", zlib.crc32(bytes(body)))
     Path(out).write_bytes(bytes(body))
 

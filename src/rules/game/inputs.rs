@@ -30,7 +30,17 @@ pub struct InputSet {
     /// all their values (Kilkenny Cats' `players`); a network serves a
     /// ruleset only when every other option is the one it was trained on.
     pub covers: &'static [&'static str],
+    /// How many move keys a policy head has ([`super::Game::policy_keys`]):
+    /// 0 where the game gives its moves none.
+    pub moves: usize,
 }
+
+/// A move as a policy head sees it: up to two keys below
+/// [`InputSet::moves`] (as a move's origin and its destination), the
+/// move's logit the sum of theirs; [`NO_KEY`] in an unused slot.
+pub type MoveKeys = [u16; 2];
+/// An unused slot of [`MoveKeys`].
+pub const NO_KEY: u16 = u16::MAX;
 
 /// The inputs that are on in one position, in ascending order: a fixed
 /// array, so that the search fills one without allocating.

@@ -369,6 +369,16 @@ pub trait Game: Clone + PartialEq + Eq + fmt::Debug + fmt::Display + Send + Sync
         (head == 0).then(|| self.side())
     }
 
+    /// A move of this position as a learned policy sees it: keys below
+    /// the input set's [`inputs::InputSet::moves`], from the side to
+    /// move's view as [`Game::inputs`] gives the position (one set of
+    /// weights learns for every seat). None for a roll: the dice's own
+    /// chances are exact. By default no keys.
+    fn policy_keys(&self, mv: Self::Move) -> inputs::MoveKeys {
+        let _ = mv;
+        [inputs::NO_KEY; 2]
+    }
+
     /// Index of a move for history tables, below [`Game::MOVE_KEYS`].
     fn move_key(mv: Self::Move) -> usize;
     /// Size of the history table of a seat.

@@ -4,6 +4,7 @@
 
 use std::fmt::{self, Write};
 
+use super::inputs::NO_KEY;
 use super::session::{status_of, Session};
 use super::{Game, Outcome, Ruleset, Seat, Status};
 use crate::rng::Rng;
@@ -255,6 +256,31 @@ fn check_inputs<G: Game>(position: &G) -> Result<(), Broken> {
     Ok(())
 }
 
+/// Where the input set has move keys, every move a player chooses has
+/// one or two below their count, in its first slots; a roll has none.
+fn check_policy_keys<G: Game>(position: &G, moves: &[G::Move]) -> Result<(), Broken> {
+    let Some(set) = G::INPUT_SET.filter(|set| set.moves > 0) else {
+        return Ok(());
+    };
+    for &mv in moves {
+        let keys = position.policy_keys(mv);
+        let used: Vec<u16> = keys.into_iter().filter(|&k| k != NO_KEY).collect();
+        let well_placed = keys[0] != NO_KEY || keys[1] == NO_KEY;
+        let fits = if position.is_chance() {
+            used.is_empty()
+        } else {
+            !used.is_empty() && used.iter().all(|&k| (k as usize) < set.moves)
+        };
+        if !fits || !well_placed {
+            return Err(Broken::Inputs(format!(
+                "move {mv} has policy keys {keys:?} (of {})",
+                set.moves
+            )));
+        }
+    }
+    Ok(())
+}
+
 fn check_position<G: Game>(session: &Session<G>) -> Result<(), Broken> {
     let position = session.position();
     check_copy_and_notation(session)?;
@@ -262,6 +288,7 @@ fn check_position<G: Game>(session: &Session<G>) -> Result<(), Broken> {
     let mut moves = Vec::new();
     position.generate(&mut moves);
     check_moves(position, &moves)?;
+    check_policy_keys(position, &moves)?;
     check_handed_turns(session)?;
     check_seat_letters(position)?;
     check_observation(position)?;

@@ -15,7 +15,7 @@ mod numbering;
 
 use crate::bits::{nth_one_wide, ones as bits, ByteTables};
 use crate::game::endgame::{Endgame, Slice, TableKey};
-use crate::game::inputs::{InputSet, Inputs};
+use crate::game::inputs::{InputSet, Inputs, MoveKeys};
 use crate::game::observation::Man;
 use crate::game::{Game, OptionSpec, Outcome, Ruleset, Seat};
 use crate::notation::{
@@ -885,7 +885,20 @@ impl Game for Awithlaknannai {
         inputs: AW_MOBILITY_INPUTS + 2 * AW_MOBILITY_BUCKETS,
         heads: 1,
         covers: &[],
+        // A move's first point and its last, turned as the inputs are.
+        moves: 2 * POINTS,
     });
+
+    fn policy_keys(&self, mv: AwMove) -> MoveKeys {
+        let place = |p: u8| {
+            if self.side == BLACK {
+                half_turn(p) as u16
+            } else {
+                u16::from(p)
+            }
+        };
+        [place(mv.from()), POINTS as u16 + place(mv.to())]
+    }
 
     fn inputs(&self, out: &mut Inputs) {
         out.clear();

@@ -15,7 +15,7 @@ mod geometry;
 
 use std::fmt;
 
-use crate::game::inputs::{InputSet, Inputs};
+use crate::game::inputs::{InputSet, Inputs, MoveKeys, NO_KEY};
 use crate::game::observation::Man;
 use crate::game::{Game, OptionSpec, Outcome, Ruleset, Seat};
 use crate::notation::{
@@ -713,7 +713,22 @@ impl Game for Kilkenny {
         inputs: KC_INPUTS,
         heads: 4,
         covers: &["players"],
+        // A step's origin, its destination (both turned so the mover sits
+        // South), and the pass.
+        moves: 2 * SQUARES + 1,
     });
+
+    fn policy_keys(&self, mv: KcMove) -> MoveKeys {
+        let side = self.side as usize;
+        match mv {
+            KcMove::Step { from, to } => [
+                u16::from(turned_to_south(from, side)),
+                (SQUARES + turned_to_south(to, side) as usize) as u16,
+            ],
+            KcMove::Pass => [2 * SQUARES as u16, NO_KEY],
+            KcMove::Roll(_) => [NO_KEY; 2],
+        }
+    }
 
     fn inputs(&self, out: &mut Inputs) {
         out.clear();

@@ -16,7 +16,7 @@ use std::fmt;
 
 use crate::bits::ones as bits;
 use crate::game::endgame::{Endgame, Slice, TableKey};
-use crate::game::inputs::{InputSet, Inputs};
+use crate::game::inputs::{InputSet, Inputs, MoveKeys};
 use crate::game::observation::Man;
 use crate::game::{Game, OptionSpec, Outcome, Ruleset, Seat};
 use crate::notation::{
@@ -663,7 +663,20 @@ impl Game for Safari {
         inputs: 2 * 3 * SQUARES,
         heads: 1,
         covers: &[],
+        // A move's origin and its destination, turned as the inputs are.
+        moves: 2 * SQUARES,
     });
+
+    fn policy_keys(&self, mv: SafariMove) -> MoveKeys {
+        let turned = |s: u8| {
+            if self.side == ANGULAR {
+                (SQUARES - 1 - s as usize) as u16
+            } else {
+                u16::from(s)
+            }
+        };
+        [turned(mv.from), SQUARES as u16 + turned(mv.to)]
+    }
 
     fn inputs(&self, out: &mut Inputs) {
         out.clear();
