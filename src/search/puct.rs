@@ -8,10 +8,10 @@
 //! settings carry one) and the leaf backs up its mover's best child (the
 //! children's mean at a chance node).
 //!
-//! The priors: the network has no policy head yet, so a player node's
-//! priors are the softmax of its children's values for the mover, which
-//! the growth computes anyway. A policy head would replace them and save
-//! the children's evaluations.
+//! The priors: the network's policy head where it has one (the softmax
+//! of the node's moves' logits, docs/network.md); otherwise the softmax
+//! of the children's values for the mover, which the growth computes
+//! anyway.
 //!
 //! Nodes counted: every position evaluated. The move played is the root
 //! child visited most (its value breaks ties).
@@ -111,6 +111,9 @@ struct Tree<'a, G: Game> {
     scratch: Vec<G::Move>,
     path: Vec<u32>,
     deepest: usize,
+    /// The policy's logits and priors of the node being grown.
+    policy_sums: Vec<i64>,
+    policy: Vec<f64>,
 }
 
 impl<'a, G: Game> TreeSearch<'a> for Tree<'a, G> {
@@ -147,6 +150,8 @@ impl<'a, G: Game> Tree<'a, G> {
             scratch: Vec::with_capacity(64),
             path: Vec::with_capacity(64),
             deepest: 0,
+            policy_sums: Vec::with_capacity(64),
+            policy: Vec::with_capacity(64),
         };
         let root = tree.root.clone();
         let (first, terminal) = tree.evaluate(&root);
@@ -335,6 +340,10 @@ impl<'a, G: Game> Tree<'a, G> {
         }
         let chance = position.is_chance();
         let mover = position.side() as usize;
+        self.policy.clear();
+        if let Evaluation::Learned(e) = &mut self.eval {
+            e.priors(&*position, &moves, &mut self.policy_sums, &mut self.policy);
+        }
         let first = self.nodes.len();
         for &mv in &moves {
             if self.budget.tick() {
@@ -359,28 +368,25 @@ impl<'a, G: Game> Tree<'a, G> {
                 }
             }
         } else {
-            // Priors: the softmax of the children's logits for the mover.
-            let logit = |p: f32| {
-                let p = p.clamp(1e-4, 1.0 - 1e-4);
-                (p / (1.0 - p)).ln()
-            };
-            let top = children
-                .iter()
-                .map(|c| logit(c.first[mover]))
-                .fold(f32::NEG_INFINITY, f32::max);
-            let mut total = 0.0;
-            for child in children.iter_mut() {
-                child.prior = (logit(child.first[mover]) - top).exp();
-                total += child.prior;
-            }
-            let mut best = f32::NEG_INFINITY;
-            for child in children.iter_mut() {
-                child.prior /= total;
-                if child.first[mover] > best {
-                    best = child.first[mover];
-                    value = child.first;
+            if self.policy.is_empty() {
+                priors_from_values(children, mover);
+            } else {
+                for (child, &p) in children.iter_mut().zip(&self.policy) {
+                    child.prior = p as f32;
                 }
             }
+            // The first of equals, as the order of the moves gives them.
+            let best = children
+                .iter()
+                .reduce(|a, b| {
+                    if b.first[mover] > a.first[mover] {
+                        b
+                    } else {
+                        a
+                    }
+                })
+                .expect("a grown node has children");
+            value = best.first;
         }
         let n = &mut self.nodes[node];
         n.first_child = first as u32;
@@ -412,6 +418,27 @@ impl<'a, G: Game> Tree<'a, G> {
         n.range()
             .max_by(|&a, &b| puct(a).total_cmp(&puct(b)))
             .expect("a grown player node has moves")
+    }
+}
+
+/// Priors without a policy: the softmax of the children's logits for
+/// the mover.
+fn priors_from_values<M>(children: &mut [Node<M>], mover: usize) {
+    let logit = |p: f32| {
+        let p = p.clamp(1e-4, 1.0 - 1e-4);
+        (p / (1.0 - p)).ln()
+    };
+    let top = children
+        .iter()
+        .map(|c| logit(c.first[mover]))
+        .fold(f32::NEG_INFINITY, f32::max);
+    let mut total = 0.0;
+    for child in children.iter_mut() {
+        child.prior = (logit(child.first[mover]) - top).exp();
+        total += child.prior;
+    }
+    for child in children.iter_mut() {
+        child.prior /= total;
     }
 }
 

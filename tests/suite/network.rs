@@ -997,3 +997,59 @@ fn dataset_rescore_takes_results_from_the_tables_where_the_games_reach_them() {
     assert!(refused.contains("readyok"));
     assert!(!none.exists());
 }
+
+/// `MultiSeat puct` takes its priors from the policy head: a policy
+/// that all but names one move (both of its keys far above the rest)
+/// makes the search spend its visits there and play it, whichever move
+/// that is, where the same network without the head plays another.
+#[test]
+fn puct_follows_the_policy_head_s_priors() {
+    let ruleset =
+        menagerie_rules::catalogue::find(&menagerie_rules::catalogue::GAMES, "kilkenny-cats")
+            .unwrap()
+            .ruleset(&["players=3"])
+            .unwrap();
+    let mut session = Session::<Kilkenny>::new(ruleset);
+    let mut moves = Vec::new();
+    session.legal(&mut moves);
+    let roll = moves[2];
+    session.play(roll);
+    session.legal(&mut moves);
+    assert!(moves.len() > 4);
+    let mut plain = made_up::<Kilkenny>(11, "");
+    plain.policy_bias.clear();
+    let search = |net: &Network, name: &str| {
+        let path = write(&temp_path("network", name), &net.to_bytes());
+        let out = engine(&[
+            "newgame kilkenny-cats players=3",
+            &format!("setoption name EvalFile value {path}"),
+            "setoption name MultiSeat value puct",
+            &format!("move {roll}"),
+            "go nodes 3000",
+            "isready",
+        ]);
+        assert!(errors(&out).is_empty(), "{out}");
+        out.lines()
+            .find_map(|l| l.strip_prefix("bestmove "))
+            .expect("a bestmove")
+            .to_string()
+    };
+    let without = search(&plain, "puct-plain.nnue");
+    let mut chosen = Vec::new();
+    for (k, favoured) in [moves[0], moves[moves.len() - 1], moves[moves.len() / 2]]
+        .into_iter()
+        .enumerate()
+    {
+        let mut net = plain.clone();
+        net.moves = Kilkenny::INPUT_SET.unwrap().moves;
+        net.policy = vec![0; net.moves * net.hidden];
+        net.policy_bias = vec![0; net.moves];
+        for key in session.position().policy_keys(favoured) {
+            net.policy_bias[key as usize] = 12 * QA * QB;
+        }
+        let played = search(&net, &format!("puct-policy-{k}.nnue"));
+        assert_eq!(played, favoured.to_string());
+        chosen.push(played);
+    }
+    assert!(chosen.iter().any(|m| *m != without), "{without} {chosen:?}");
+}
