@@ -33,6 +33,8 @@ const BOUND: i32 = 30_000;
 const CERTAIN: i32 = BOUND - 1_000;
 /// Moves a player node keeps past the move filter.
 const FILTER_KEEP: usize = 8;
+/// The ordering key of a capture: above every quiet move's.
+const FORCED_KEY: i32 = 1 << 29;
 /// Keys that make table entries of different root seats distinct.
 const ROOT_KEYS: [u64; 4] = zobrist_table(0x524f_4f54);
 /// Keys that make table entries of different multi-seat methods distinct.
@@ -126,6 +128,8 @@ struct Worker<'a, G: Game> {
     /// Scratch of the move filter, which does not recurse.
     filter_scores: Vec<(i32, usize, bool)>,
     filter_kept: Vec<bool>,
+    /// The policy's logits of the moves of the node being ordered.
+    policy_sums: Vec<i64>,
     history: Vec<i32>,
     /// The current iteration's root bookkeeping.
     iteration: Iteration<G::Move>,
@@ -189,6 +193,7 @@ impl<'a, G: Game> Worker<'a, G> {
                 .collect(),
             filter_scores: Vec::with_capacity(64),
             filter_kept: Vec::with_capacity(64),
+            policy_sums: Vec::with_capacity(64),
             history: vec![0; G::MOVE_KEYS],
             iteration: Iteration::new(2 * MAX_PLY + 2, {
                 let mut moves = Vec::new();
@@ -305,20 +310,43 @@ impl<'a, G: Game> Worker<'a, G> {
         let (original_alpha, original_beta) = (alpha, beta);
         let mut order = std::mem::take(&mut self.orders[ply]);
         order.clear();
+        // A policy head orders the quiet moves (and filters them below)
+        // where the network has one; the history does otherwise.
+        let mut policy = std::mem::take(&mut self.policy_sums);
+        if depth >= 1 {
+            self.eval.move_logits(&self.position, moves, &mut policy);
+        } else {
+            policy.clear();
+        }
         order.extend(moves.iter().enumerate().map(|(i, &m)| {
             let key = if hash_move == Some(i as u16) {
                 i32::MAX
             } else if self.position.is_capture(m) {
-                1 << 29
+                FORCED_KEY
+            } else if let Some(&logit) = policy.get(i) {
+                (logit / 16).clamp(-(FORCED_KEY as i64) + 1, FORCED_KEY as i64 - 1) as i32
             } else {
                 self.history[G::move_key(m)]
             };
             (key, i)
         }));
-        if depth >= 2 && moves.len() > FILTER_KEEP {
+        let by_policy = !policy.is_empty();
+        self.policy_sums = policy;
+        if depth >= 2 && moves.len() > FILTER_KEEP && !by_policy {
             self.filter(moves, &mut order, maximizing);
         }
         order.sort_by_key(|&(key, _)| std::cmp::Reverse(key));
+        if depth >= 2 && by_policy {
+            // The policy's first FILTER_KEEP moves, the hash move and
+            // captures always among those kept.
+            let forced = order
+                .iter()
+                .take_while(|&&(key, _)| key >= FORCED_KEY)
+                .count();
+            let keep = FILTER_KEEP.max(forced);
+            self.iteration.horizon |= keep < order.len();
+            order.truncate(keep);
+        }
         let mut best = if maximizing { -BOUND - 1 } else { BOUND + 1 };
         let mut best_index = order[0].1;
         for &(_, i) in &order {

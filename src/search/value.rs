@@ -44,6 +44,16 @@ impl Evaluation {
         }
     }
 
+    /// The policy head's logit of each of `moves` (all of `position`'s)
+    /// times the network's fixed scale, into `out`; empty without one
+    /// (the hand-written evaluation, a network without a policy, a roll).
+    pub fn move_logits<G: Game>(&mut self, position: &G, moves: &[G::Move], out: &mut Vec<i64>) {
+        match self {
+            Evaluation::Hand => out.clear(),
+            Evaluation::Learned(e) => e.move_sums(position, moves, out),
+        }
+    }
+
     /// The values of every seat in play, indexed by seat (one network pass).
     pub fn values<G: Game>(&mut self, position: &G) -> [i32; MAX_SEATS] {
         match self {

@@ -1053,3 +1053,99 @@ fn puct_follows_the_policy_head_s_priors() {
     }
     assert!(chosen.iter().any(|m| *m != without), "{without} {chosen:?}");
 }
+
+/// The alpha-beta family over dice (BRS, paranoid, ...) orders moves by
+/// the policy head where the network has one, and past the first ply
+/// searches only the moves it ranks first (with the hash move and
+/// captures): with a policy that ranks eight moves first, the move
+/// played is one of them, the first iteration's or a capture, though the
+/// same network without the head plays another.
+#[test]
+fn brs_searches_the_moves_the_policy_ranks_first() {
+    let ruleset =
+        menagerie_rules::catalogue::find(&menagerie_rules::catalogue::GAMES, "kilkenny-cats")
+            .unwrap()
+            .ruleset(&["players=3"])
+            .unwrap();
+    let mut plain = made_up::<Kilkenny>(12, "");
+    plain.policy_bias.clear();
+    // The move played and the first iteration's, after `roll`.
+    let search = |net: &Network, name: &str, roll: &str| {
+        let path = write(&temp_path("network", name), &net.to_bytes());
+        let out = engine(&[
+            "newgame kilkenny-cats players=3",
+            &format!("setoption name EvalFile value {path}"),
+            &format!("move {roll}"),
+            "go nodes 20000",
+            "isready",
+        ]);
+        assert!(errors(&out).is_empty(), "{out}");
+        assert!(out.contains("info depth 2 "), "{out}");
+        let first = out
+            .lines()
+            .find_map(|l| l.strip_prefix("info depth 1 "))
+            .and_then(|l| l.split(" pv ").nth(1))
+            .and_then(|pv| pv.split(' ').next())
+            .expect("a first iteration")
+            .to_string();
+        let best = out
+            .lines()
+            .find_map(|l| l.strip_prefix("bestmove "))
+            .expect("a bestmove")
+            .to_string();
+        (best, first)
+    };
+    let mut tried = 0;
+    for roll in 0..6 {
+        let mut session = Session::<Kilkenny>::new(ruleset.clone());
+        let mut moves = Vec::new();
+        session.legal(&mut moves);
+        let roll = moves[roll].to_string();
+        session.play(
+            moves
+                .iter()
+                .find(|m| m.to_string() == roll)
+                .copied()
+                .unwrap(),
+        );
+        session.legal(&mut moves);
+        let position = session.position();
+        let quiet: Vec<_> = moves.iter().filter(|&&m| !position.is_capture(m)).collect();
+        let (without, _) = search(&plain, "brs-plain.nnue", &roll);
+        if quiet.len() < 12 || !quiet.iter().any(|m| m.to_string() == without) {
+            continue;
+        }
+        tried += 1;
+        let favoured: Vec<_> = quiet
+            .iter()
+            .filter(|m| m.to_string() != without)
+            .take(8)
+            .map(|&&m| m)
+            .collect();
+        let keys: Vec<u16> = favoured
+            .iter()
+            .flat_map(|&m| position.policy_keys(m))
+            .collect();
+        let mut net = plain.clone();
+        net.moves = Kilkenny::INPUT_SET.unwrap().moves;
+        net.policy = vec![0; net.moves * net.hidden];
+        net.policy_bias = vec![0; net.moves];
+        for &key in &keys {
+            net.policy_bias[key as usize] = 12 * QA * QB;
+        }
+        let (with, first) = search(&net, "brs-policy.nnue", &roll);
+        assert_ne!(first, without, "the test needs another first move");
+        // Ranked first: every move both of whose keys are favoured ones.
+        let allowed: Vec<String> = moves
+            .iter()
+            .filter(|&&m| {
+                position.is_capture(m) || position.policy_keys(m).iter().all(|k| keys.contains(k))
+            })
+            .map(|m| m.to_string())
+            .chain([first])
+            .collect();
+        assert!(!allowed.contains(&without));
+        assert!(allowed.contains(&with), "{with} not in {allowed:?}");
+    }
+    assert!(tried >= 2, "{tried}");
+}
