@@ -5,7 +5,9 @@
 The TD returns are checked against the definition written out by hand on
 small games: one head whose mover alternates, four heads whose side to
 move turns with the seats, a game without a winner, and two games side by
-side (a return never leaks from one game into another)."""
+side (a return never leaks from one game into another). The policy's
+targets mark a roll as having no move played and unused keys as the
+policy's zero row."""
 
 import sys
 from pathlib import Path
@@ -29,6 +31,22 @@ def records(rows):
 
 def close(a, b):
     assert np.allclose(a, b, atol=1e-6), f"{a} != {b}"
+
+
+def policy_targets_mark_rolls_and_unused_keys():
+    # A player's position with three moves listed (the second played),
+    # then a roll: nothing listed, nothing played.
+    recs = np.zeros(2, dtype=train.RECORD)
+    recs["keys"] = train.NO_KEY
+    recs[0]["listed"], recs[0]["played"] = 3, 1
+    recs[0]["keys"][:3] = [[4, 9], [5, train.NO_KEY], [6, 10]]
+    recs[1]["listed"], recs[1]["played"] = 0, train.NOT_LISTED
+    keys, played, listed = train.policy_target(recs, 12)
+    assert played.tolist() == [1, -1], played
+    assert listed[0].tolist() == [True] * 3 + [False] * (train.POLICY_MOVES - 3)
+    assert not listed[1].any()
+    assert keys[0, :3].tolist() == [[4, 9], [5, 12], [6, 10]]
+    assert (keys[0, 3:] == 12).all() and (keys[1] == 12).all()
 
 
 def one_head_alternating_mover():
@@ -87,6 +105,11 @@ def undecided_and_neighbouring_games():
 
 
 if __name__ == "__main__":
-    for check in (one_head_alternating_mover, four_heads_turning_with_the_seats, undecided_and_neighbouring_games):
+    for check in (
+        one_head_alternating_mover,
+        four_heads_turning_with_the_seats,
+        undecided_and_neighbouring_games,
+        policy_targets_mark_rolls_and_unused_keys,
+    ):
         check()
         print(f"ok {check.__name__}")

@@ -110,6 +110,18 @@ def targets(records, heads, blend, scale):
     return share / share.sum(1, keepdims=True)
 
 
+def policy_target(records, moves):
+    """Each record's policy target: its listed moves' keys (an unused key
+    is `moves`, the policy's zero row; kept as u16 and widened a batch at
+    a time), the played move's slot (-1 where none: a roll), and which
+    slots are listed."""
+    keys = np.minimum(np.where(records["keys"] == NO_KEY, moves, records["keys"]), moves)
+    played = records["played"].astype(np.int32)
+    played = np.where(played == NOT_LISTED, -1, played)
+    listed = np.arange(POLICY_MOVES)[None, :] < records["listed"][:, None]
+    return keys.astype(np.uint16), played, listed
+
+
 def next_in_game(records):
     """Each record's successor in its game (the next ply), or -1 at a
     game's last position."""
@@ -229,13 +241,7 @@ def main():
         mask = ((part["mask"][:, None] >> np.arange(max(heads, 1))) & 1).astype(bool)
         chance, has = score_chance(part, score_scale)
         aux = np.stack([chance, has.astype(np.float32)], axis=1)
-        # The policy's target: the listed moves' keys (the unused key is
-        # the zero row `moves`) and the played one's slot (-1: none).
-        # Kept as u16 (64 moves a record); widened a batch at a time.
-        keys = np.minimum(np.where(part["keys"] == NO_KEY, moves, part["keys"]), moves).astype(np.uint16)
-        played = np.where(part["played"] == NOT_LISTED, -1, part["played"]).astype(np.int32)
-        listed = (np.arange(POLICY_MOVES)[None, :] < part["listed"][:, None])
-        pol = (keys, played, listed)
+        pol = policy_target(part, moves)
         return idx, targets(part, heads, args.blend, score_scale).astype(np.float32), mask, (aux, pol)
 
     train_x, train_y, train_m, train_a = arrays(train)
