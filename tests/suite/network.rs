@@ -808,6 +808,27 @@ fn the_pipeline_runs_from_selfplay_to_a_network_the_engine_plays_with_and_matche
         "quantised policy logits differ by up to {worst}"
     );
 
+    // A policy added to a network whose value is known: --from it with
+    // --policy-only keeps its value layers to the last bit.
+    let added_path = temp_path("network", "added-policy.nnue");
+    let from = net_path.to_string_lossy().into_owned();
+    train_with(
+        &added_path,
+        &["--policy", "1", "--from", &from, "--policy-only"],
+    );
+    let added = Network::load(&added_path).expect("a network with an added policy loads");
+    assert_eq!(added.moves, policy_net.moves);
+    assert_eq!(
+        (
+            &added.first,
+            &added.first_bias,
+            &added.head,
+            &added.head_bias
+        ),
+        (&net.first, &net.first_bias, &net.head, &net.head_bias)
+    );
+    assert_ne!(added.policy, policy_net.policy);
+
     let out = engine(&[
         "newgame safari-dual",
         &format!("setoption name EvalFile value {}", policy_path.display()),

@@ -3,7 +3,7 @@
 
     python3 tools/train/train.py DATA [DATA ...] --out NET.nnue [--seed S]
         [--hidden H] [--epochs E] [--batch B] [--lr LR] [--lambda L] [--td T]
-        [--policy W]
+        [--policy W] [--from NET] [--policy-only]
 
 DATA are files of the engine's `dataset` command (docs/network.md), all
 of one game and input set. Beside NET.nnue it writes NET.losses.csv (the
@@ -26,7 +26,11 @@ dataset format) the network also gets a policy head over the game's move
 keys, fitted to the move each position's search played (cross-entropy over
 the moves its record lists, weighted W against the value loss); its file
 is then of the second network format and NET.policy.check holds the float
-policy's logits of the listed moves. Validation games are those whose index ends in 0, so no
+policy's logits of the listed moves. --from NET starts from the weights
+of a network file (its hidden width; a policy head it lacks starts from
+the seed); --policy-only then trains the policy head alone, so the
+value layers stay those of NET to the last bit (a policy added to a
+network whose strength is known). Validation games are those whose index ends in 0, so no
 game is on both sides; the epoch with the least validation loss is the
 one written. The same data, seed and options give the same
 file.
@@ -208,6 +212,8 @@ def main():
     parser.add_argument("--decay", type=float, default=0.0, help="L2 weight decay of the weights")
     parser.add_argument("--td", type=float, default=0.0, help="TD(td) returns as the results' target from epoch 2 (0: the results)")
     parser.add_argument("--policy", type=float, default=0.0, help="weight of the policy loss (0: no policy head)")
+    parser.add_argument("--from", dest="start", help="a network file to start from")
+    parser.add_argument("--policy-only", action="store_true", help="with --from and --policy: train the policy head alone")
     parser.add_argument("--check", type=int, default=64)
     args = parser.parse_args()
 
@@ -255,12 +261,23 @@ def main():
         "w2": (rng.standard_normal((heads, hidden)) * (1.0 / np.sqrt(hidden))).astype(np.float32),
         "b2": np.zeros(heads, np.float32),
     }
+    if args.start:
+        start = read_network(args.start)
+        if (start["game"], start["inputs"], start["rules"]) != (fields["game"], fields["inputs"], fields["rules"]):
+            sys.exit(f"--from {args.start}: a network of another game, input set or rules than the data")
+        hidden = start["hidden"]
+        params = {k: start[k] for k in ("w1", "b1", "w2", "b2")}
+        params["w1"] = np.vstack([params["w1"], np.zeros((1, hidden), np.float32)])
+    if args.policy_only and not (args.start and moves):
+        sys.exit("--policy-only needs --from and --policy")
     params["w1"][count] = 0.0
     if moves:
         # Drawn after the value's weights, so a seed gives the value
         # layers it gave before the policy existed.
         params["wp"] = (rng.standard_normal((moves + 1, hidden)) * (1.0 / np.sqrt(hidden))).astype(np.float32)
         params["bp"] = np.zeros(moves + 1, np.float32)
+        if args.start and start["moves"] == moves:
+            params["wp"][:moves], params["bp"][:moves] = start["wp"], start["bp"]
     params = jax.tree_util.tree_map(jnp.asarray, params)
 
     def hidden_layer(p, idx):
@@ -333,6 +350,8 @@ def main():
             upd = p[k] - args.lr * mhat / (jnp.sqrt(vhat) + 1e-8)
             # Weights stay where the integer file can hold them.
             new_p[k] = jnp.clip(upd, -limits[k], limits[k])
+            if args.policy_only and k not in ("wp", "bp"):
+                new_p[k] = p[k]
         return new_p, {"t": t, "m": new_m, "v": new_v}, loss
 
     eval_loss = jax.jit(data_loss)
@@ -415,6 +434,8 @@ def main():
         f"--lambda {args.blend} --decay {args.decay}"
         + (f" --td {args.td}" if args.td > 0 else "")
         + (f" --policy {args.policy}" if moves else "")
+        + (f" --from {Path(args.start).name}" if args.start else "")
+        + (" --policy-only" if args.policy_only else "")
         + f"; epoch {best_epoch} kept"
     )
     p = {k: np.asarray(v, dtype=np.float64) for k, v in params.items()}
@@ -436,6 +457,44 @@ def main():
                 if n:
                     f.write(f"{row} " + " ".join(f"{v:.6f}" for v in logits[:n]) + "\n")
     print(f"wrote {out} ({out.stat().st_size} bytes), scale {scale}", flush=True)
+
+
+def read_network(path):
+    """A network file's header and its weights as the trainer's floats
+    (the integers over their scales, so writing them again gives the
+    same integers)."""
+    raw = Path(path).read_bytes()
+    if raw[:8] not in (MAGIC_NET, MAGIC_NET_POLICY) or zlib.crc32(raw[:-4]) != struct.unpack("<I", raw[-4:])[0]:
+        sys.exit(f"{path}: not a whole network file")
+    at, out = 8, {}
+    for name in ("game", "rules", "inputs"):
+        n = raw[at]
+        out[name] = raw[at + 1 : at + 1 + n].decode()
+        at += 1 + n
+    count, hidden, heads, _scale = struct.unpack_from("<IIIi", raw, at)
+    at += 16
+    (n,) = struct.unpack_from("<H", raw, at)
+    at += 2 + n
+
+    def take(dtype, size, scale):
+        nonlocal at
+        part = np.frombuffer(raw, dtype=dtype, count=size, offset=at)
+        at += part.nbytes
+        return (part.astype(np.float64) / scale).astype(np.float32)
+
+    out["hidden"] = hidden
+    out["w1"] = take("<i2", count * hidden, QA).reshape(count, hidden)
+    out["b1"] = take("<i2", hidden, QA)
+    out["w2"] = take("<i2", heads * hidden, QB).reshape(heads, hidden)
+    out["b2"] = take("<i4", heads, QA * QB)
+    out["moves"] = 0
+    if raw[:8] == MAGIC_NET_POLICY:
+        (moves,) = struct.unpack_from("<I", raw, at)
+        at += 4
+        out["moves"] = moves
+        out["wp"] = take("<i2", moves * hidden, QB).reshape(moves, hidden)
+        out["bp"] = take("<i4", moves, QA * QB)
+    return out
 
 
 def write_network(out, fields, count, hidden, heads, scale, note, p, moves=0):
