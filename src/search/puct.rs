@@ -11,7 +11,11 @@
 //! The priors: the network's policy head where it has one (the softmax
 //! of the node's moves' logits, docs/network.md); otherwise the softmax
 //! of the children's values for the mover, which the growth computes
-//! anyway.
+//! anyway. With a policy the children need no evaluation to be ranked,
+//! so, as in AlphaZero, a node grows without evaluating them: a child is
+//! evaluated when a walk first reaches it, and that walk backs up its
+//! value; until then PUCT sees it at its parent's mean for the mover
+//! (first-play urgency).
 //!
 //! Nodes counted: every position evaluated. The move played is the root
 //! child visited most (its value breaks ties).
@@ -45,6 +49,9 @@ struct Node<M> {
     /// Every line below ends in a finished game within the tree: walking
     /// it again can teach nothing.
     exhausted: bool,
+    /// `first` holds the node's evaluation (a child grown by a policy
+    /// waits for its first walk).
+    evaluated: bool,
     visits: u32,
     prior: f32,
     /// Each seat's chance as first evaluated; it counts as one visit.
@@ -62,6 +69,7 @@ impl<M> Node<M> {
             expanded: false,
             terminal,
             exhausted: terminal,
+            evaluated: true,
             visits: 0,
             prior: 0.0,
             first,
@@ -114,6 +122,9 @@ struct Tree<'a, G: Game> {
     /// The policy's logits and priors of the node being grown.
     policy_sums: Vec<i64>,
     policy: Vec<f64>,
+    /// Children wait for their first walk to be evaluated (the network
+    /// has a policy).
+    lazy: bool,
 }
 
 impl<'a, G: Game> TreeSearch<'a> for Tree<'a, G> {
@@ -152,7 +163,9 @@ impl<'a, G: Game> Tree<'a, G> {
             deepest: 0,
             policy_sums: Vec::with_capacity(64),
             policy: Vec::with_capacity(64),
+            lazy: false,
         };
+        tree.lazy = matches!(&tree.eval, Evaluation::Learned(e) if e.has_policy());
         let root = tree.root.clone();
         let (first, terminal) = tree.evaluate(&root);
         tree.nodes.push(Node::new(None, first, terminal));
@@ -243,30 +256,14 @@ impl<'a, G: Game> Tree<'a, G> {
 
     /// Each seat's chance at `position` and whether the game is over.
     fn evaluate(&mut self, position: &G) -> (Chances, bool) {
-        let outcome = match position.outcome() {
-            Some(outcome) => Some(outcome),
-            None if position.clock() >= G::NO_PROGRESS_LIMIT => {
-                Some(position.no_progress_outcome())
-            }
-            None => None,
-        };
-        let seats = position.seats();
-        let mut chances = [0.0; MAX_SEATS];
-        match outcome {
-            Some(Outcome::Win(winner)) => chances[winner as usize] = 1.0,
-            Some(Outcome::Draw) => {
-                for &seat in seats {
-                    chances[seat as usize] = 1.0 / seats.len() as f32;
-                }
-            }
-            None => {
-                chances = match &mut self.eval {
-                    Evaluation::Learned(e) => e.chances(position).map(|c| c as f32),
-                    Evaluation::Hand => hand_chances(position),
-                };
-            }
+        if let Some(chances) = finished(position) {
+            return (chances, true);
         }
-        (chances, outcome.is_some())
+        let chances = match &mut self.eval {
+            Evaluation::Learned(e) => e.chances(position).map(|c| c as f32),
+            Evaluation::Hand => hand_chances(position),
+        };
+        (chances, false)
     }
 
     /// One walk down the tree, one growth and one backup.
@@ -286,8 +283,14 @@ impl<'a, G: Game> Tree<'a, G> {
             }
             let n = &self.nodes[node];
             if !n.expanded {
-                match self.expand(node, position) {
-                    Some(value) => break value,
+                let grown = if self.lazy {
+                    self.expand_by_policy(node, position)
+                } else {
+                    self.expand(node, position).map(Some)
+                };
+                match grown {
+                    Some(None) => {}
+                    Some(Some(value)) => break value,
                     None if self.budget.aborted => return,
                     None => break self.nodes[node].first,
                 }
@@ -300,6 +303,16 @@ impl<'a, G: Game> Tree<'a, G> {
             };
             position.play(self.nodes[node].mv.expect("a child has a move"));
             self.path.push(node as u32);
+            if !self.nodes[node].evaluated {
+                // A child's first walk: its evaluation is the leaf's value.
+                if self.budget.tick() {
+                    return;
+                }
+                let (first, terminal) = self.evaluate(position);
+                let n = &mut self.nodes[node];
+                (n.first, n.terminal, n.exhausted, n.evaluated) = (first, terminal, terminal, true);
+                break first;
+            }
         };
         self.deepest = self.deepest.max(moves);
         for &i in &self.path {
@@ -395,6 +408,43 @@ impl<'a, G: Game> Tree<'a, G> {
         Some(value)
     }
 
+    /// Grows `node` by the policy (a player node) or the dice (a chance
+    /// node) without evaluating its children; `Some(None)` when grown,
+    /// `None` when the tree is full or the node has no moves.
+    fn expand_by_policy(&mut self, node: usize, position: &mut G) -> Option<Option<Chances>> {
+        let mut moves = std::mem::take(&mut self.scratch);
+        moves.clear();
+        position.generate(&mut moves);
+        if moves.is_empty() || self.nodes.len() + moves.len() > MAX_NODES {
+            self.scratch = moves;
+            return None;
+        }
+        self.policy.clear();
+        if let Evaluation::Learned(e) = &mut self.eval {
+            e.priors(&*position, &moves, &mut self.policy_sums, &mut self.policy);
+        }
+        let first = self.nodes.len();
+        let uniform = 1.0 / moves.len() as f32;
+        for (i, &mv) in moves.iter().enumerate() {
+            // A move that ends the game is known at once (no network
+            // needed), so a win the policy ranks low is still seen.
+            let undo = position.play(mv);
+            let ended = finished(position);
+            position.undo(mv, undo);
+            let mut child = Node::new(Some(mv), ended.unwrap_or([0.0; MAX_SEATS]), ended.is_some());
+            child.evaluated = ended.is_some();
+            child.prior = self.policy.get(i).map_or(uniform, |&p| p as f32);
+            self.nodes.push(child);
+        }
+        self.scratch = moves;
+        let children = (self.nodes.len() - first) as u16;
+        let n = &mut self.nodes[node];
+        n.first_child = first as u32;
+        n.children = children;
+        n.expanded = true;
+        Some(None)
+    }
+
     /// The outcome whose visits lag its probability most.
     fn select_outcome(&self, node: usize) -> usize {
         let n = &self.nodes[node];
@@ -411,14 +461,41 @@ impl<'a, G: Game> Tree<'a, G> {
     fn select_move(&self, node: usize, mover: usize) -> usize {
         let n = &self.nodes[node];
         let root_visits = ((n.visits + 1) as f32).sqrt();
+        let urgency = n.mean(mover);
         let puct = |i: usize| {
             let child = &self.nodes[i];
-            child.mean(mover) + EXPLORATION * child.prior * root_visits / (child.visits + 1) as f32
+            let mean = if child.evaluated {
+                child.mean(mover)
+            } else {
+                urgency
+            };
+            mean + EXPLORATION * child.prior * root_visits / (child.visits + 1) as f32
         };
         n.range()
             .max_by(|&a, &b| puct(a).total_cmp(&puct(b)))
             .expect("a grown player node has moves")
     }
+}
+
+/// Each seat's share where the game is over at `position` (a draw shared
+/// out), `None` where it goes on.
+fn finished<G: Game>(position: &G) -> Option<Chances> {
+    let outcome = match position.outcome() {
+        Some(outcome) => outcome,
+        None if position.clock() >= G::NO_PROGRESS_LIMIT => position.no_progress_outcome(),
+        None => return None,
+    };
+    let seats = position.seats();
+    let mut chances = [0.0; MAX_SEATS];
+    match outcome {
+        Outcome::Win(winner) => chances[winner as usize] = 1.0,
+        Outcome::Draw => {
+            for &seat in seats {
+                chances[seat as usize] = 1.0 / seats.len() as f32;
+            }
+        }
+    }
+    Some(chances)
 }
 
 /// Priors without a policy: the softmax of the children's logits for

@@ -1170,3 +1170,46 @@ fn brs_searches_the_moves_the_policy_ranks_first() {
     }
     assert!(tried >= 2, "{tried}");
 }
+
+/// With a policy, `puct` grows a node without evaluating its children,
+/// yet a move that ends the game is seen when the node grows: a win the
+/// policy ranks last is still played at once, at 3 and 4 seats.
+#[test]
+fn puct_with_a_policy_takes_a_win_the_policy_ranks_last() {
+    for (players, seats) in [(3, "swn"), (4, "swne")] {
+        let fen =
+            format!("14/14/14/7S6/14/1N12/14/14/14/3W10/3S10/14/14/14 s 4 {seats} S------- 0");
+        let rules = format!("players={players}");
+        let ruleset =
+            menagerie_rules::catalogue::find(&menagerie_rules::catalogue::GAMES, "kilkenny-cats")
+                .unwrap()
+                .ruleset(&[rules.as_str()])
+                .unwrap();
+        let position = Kilkenny::from_notation(&Kilkenny::rules(&ruleset), &fen).unwrap();
+        let mut moves = Vec::new();
+        position.generate(&mut moves);
+        let win = *moves.iter().find(|m| m.to_string() == "i12i16").unwrap();
+        let mut net = made_up::<Kilkenny>(13, "");
+        net.moves = Kilkenny::INPUT_SET.unwrap().moves;
+        net.policy = vec![0; net.moves * net.hidden];
+        net.policy_bias = vec![0; net.moves];
+        for key in position.policy_keys(win) {
+            net.policy_bias[key as usize] = -12 * QA * QB;
+        }
+        let path = write(
+            &temp_path("network", &format!("win-last-{players}.nnue")),
+            &net.to_bytes(),
+        );
+        let out = engine(&[
+            &format!("newgame kilkenny-cats {rules}"),
+            &format!("setoption name EvalFile value {path}"),
+            "setoption name MultiSeat value puct",
+            &format!("position fen {fen}"),
+            "go nodes 300",
+            "isready",
+        ]);
+        assert!(errors(&out).is_empty(), "{out}");
+        assert!(out.contains("bestmove i12i16"), "{out}");
+        assert!(out.contains("score win 1"), "{out}");
+    }
+}
