@@ -195,7 +195,13 @@ fn stopped() -> Reply {
 
 /// Runs one kind of bench, giving its replies to `out`: the fixed cases of
 /// this build's games, or for playouts every game of `games`.
-pub fn run(kind: BenchKind, games: &[Entry], stop: &Arc<AtomicBool>, out: Sink) {
+pub fn run(
+    kind: BenchKind,
+    games: &[Entry],
+    networks: &Networks,
+    stop: &Arc<AtomicBool>,
+    out: Sink,
+) {
     match kind {
         BenchKind::Search => {
             let (nodes, ms) = search_signature(stop, Some(&mut *out));
@@ -262,7 +268,7 @@ pub fn run(kind: BenchKind, games: &[Entry], stop: &Arc<AtomicBool>, out: Sink) 
             }
         }
         BenchKind::Threads(threads) => threads_bench(threads.max(1), stop, out),
-        BenchKind::Eval => eval_bench(stop, out),
+        BenchKind::Eval => eval_bench(networks, stop, out),
     }
 }
 
@@ -271,21 +277,31 @@ const EVAL_NODES: u64 = 300_000;
 /// Times each position is searched with each evaluation, alternating.
 const EVAL_ROUNDS: usize = 3;
 
-/// Nodes per second of the search with the built-in network against the
-/// hand-written evaluation on the positions of games that have one:
-/// each searched for a fixed node count with one, then the other, in
-/// turn, so that both see the same machine load; one line per position
-/// and a total, with the ratio.
-fn eval_bench(stop: &Arc<AtomicBool>, out: Sink) {
-    let mut totals = [(0u64, 0u64); 2];
+/// The networks `EvalFile` chose, by game id.
+pub type Networks = std::collections::HashMap<&'static str, Arc<Network>>;
+
+/// Nodes per second of the search with the network in use (`EvalFile`'s
+/// for its game, the built-in one otherwise) against the hand-written
+/// evaluation on the positions of games that have one: each searched for
+/// a fixed node count with one, then the other, in turn, so that both
+/// see the same machine load; one line per position and a total, with
+/// the ratio. A network with a policy head is also searched with the
+/// head cut off (the same values), so its cost is a ratio of one run.
+fn eval_bench(networks: &Networks, stop: &Arc<AtomicBool>, out: Sink) {
+    let mut totals = [(0u64, 0u64); 3];
     for case in SEARCH_CASES {
         let session = session_for(case);
-        let Some(network) = choose_network(session.as_ref(), None) else {
+        let loaded = networks.get(session.game_id());
+        let Some(network) = choose_network(session.as_ref(), loaded) else {
             continue;
         };
-        let mut sums = [(0u64, 0u64); 2];
+        let mut sums = [(0u64, 0u64); 3];
+        let mut nets = vec![None, Some(network.clone())];
+        if network.moves > 0 {
+            nets.push(Some(Arc::new(without_policy(&network))));
+        }
         for _ in 0..EVAL_ROUNDS {
-            for (slot, net) in [None, Some(network.clone())].into_iter().enumerate() {
+            for (slot, net) in nets.iter().cloned().enumerate() {
                 if stop.load(Ordering::Relaxed) {
                     out(stopped());
                     return;
@@ -318,7 +334,8 @@ fn eval_bench(stop: &Arc<AtomicBool>, out: Sink) {
         ));
     }
     if let Some((_, _, network)) = menagerie_nnue::builtin::all().next() {
-        let mut values = speeds(totals, &network);
+        // The policy's cost is a figure of the lines of its game only.
+        let mut values = speeds([totals[0], totals[1], (0, 0)], &network);
         values.pop();
         out(measured(
             MeasureKind::Eval,
@@ -328,17 +345,37 @@ fn eval_bench(stop: &Arc<AtomicBool>, out: Sink) {
     }
 }
 
+/// `net` with its policy head cut off: the same values.
+fn without_policy(net: &Network) -> Network {
+    Network {
+        moves: 0,
+        policy: Vec::new(),
+        policy_bias: Vec::new(),
+        ..net.clone()
+    }
+}
+
 /// The figures of one `bench eval` line from (nodes, microseconds) with
-/// the hand-written evaluation and with the network.
-fn speeds(sums: [(u64, u64); 2], network: &Network) -> Vec<(&'static str, String)> {
+/// the hand-written evaluation, with the network, and (a network with a
+/// policy head) with the network without it.
+fn speeds(sums: [(u64, u64); 3], network: &Network) -> Vec<(&'static str, String)> {
     let nps = |(nodes, us): (u64, u64)| nodes * 1_000_000 / us.max(1);
     let (hand, net) = (nps(sums[0]), nps(sums[1]));
-    vec![
+    let mut out = vec![
         ("hand nps", hand.to_string()),
         ("network nps", net.to_string()),
         ("ratio", format!("{:.2}", net as f64 / hand.max(1) as f64)),
-        ("eval", evaluation_name(Some(network))),
-    ]
+    ];
+    if sums[2].1 > 0 {
+        let plain = nps(sums[2]);
+        out.push(("without policy nps", plain.to_string()));
+        out.push((
+            "policy ratio",
+            format!("{:.2}", net as f64 / plain.max(1) as f64),
+        ));
+    }
+    out.push(("eval", evaluation_name(Some(network))));
+    out
 }
 
 /// Nodes per second of one thread and of `threads` threads on the first
@@ -408,8 +445,9 @@ fn threads_bench(threads: u32, stop: &Arc<AtomicBool>, out: Sink) {
 /// `bench [search|perft|eval|playouts N|threads N]`: the task.
 pub fn task(kind: BenchKind, ctx: &crate::task::Context) -> crate::task::Made {
     let games = ctx.games;
+    let networks = ctx.networks.clone();
     Ok(crate::task::once(move |out, stop| {
-        run(kind, games, stop, &mut |reply| out.reply(&reply));
+        run(kind, games, &networks, stop, &mut |reply| out.reply(&reply));
         false
     }))
 }

@@ -282,15 +282,7 @@ pub fn run<G: Game>(
             let position = session.position();
             let keys = |mv: &G::Move| position.policy_keys(*mv);
             let (listed, played) = policy_target(&moves, index as usize, keys);
-            record[at + 13] = listed.len() as u8;
-            record[at + 14] = played;
-            for (slot, pair) in listed.iter().enumerate() {
-                for (half, key) in pair.iter().enumerate() {
-                    let byte = at + 15 + 4 * slot + 2 * half;
-                    record[byte..byte + 2].copy_from_slice(&key.to_le_bytes());
-                }
-            }
-            record[at + 15 + 4 * listed.len()..].fill(0xff);
+            write_policy_target(&mut record[at + 13..], &listed, played);
             out.write_all(&record).map_err(werr)?;
             positions += 1;
             session.play(mv);
@@ -332,6 +324,19 @@ fn policy_target<M>(
         at = played.min(POLICY_MOVES - 1);
     }
     (listed, at as u8)
+}
+
+/// Writes the policy's part of a record (from its count of moves on).
+fn write_policy_target(part: &mut [u8], listed: &[MoveKeys], played: u8) {
+    part[0] = listed.len() as u8;
+    part[1] = played;
+    for (slot, pair) in listed.iter().enumerate() {
+        for (half, key) in pair.iter().enumerate() {
+            let byte = 2 + 4 * slot + 2 * half;
+            part[byte..byte + 2].copy_from_slice(&key.to_le_bytes());
+        }
+    }
+    part[2 + 4 * listed.len()..].fill(0xff);
 }
 
 /// For each ply of `game`, the tables' value of the first position at it

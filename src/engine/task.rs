@@ -10,12 +10,14 @@
 //! attaches the search: an [`menagerie_rules::catalogue::Attach`] of its
 //! own turns a session of any game into its work.
 
+use std::collections::HashMap;
 use std::path::PathBuf;
 use std::sync::atomic::AtomicBool;
 use std::sync::Arc;
 
 use crate::output::Output;
 use crate::session::{EngineSession, Entry};
+use menagerie_nnue::Network;
 use menagerie_wire::Reply;
 
 pub use menagerie_rules::catalogue::Catalogue;
@@ -37,6 +39,8 @@ pub struct Context<'a> {
     pub threads: usize,
     /// Where endgame tables are kept and looked for (`TablePath`).
     pub tables: PathBuf,
+    /// The networks chosen by `EvalFile`, by game id.
+    pub networks: &'a HashMap<&'static str, Arc<Network>>,
 }
 
 /// A command refused before any work: the lines that answer it (its

@@ -308,45 +308,7 @@ impl<'a, G: Game> Worker<'a, G> {
         }
         let maximizing = self.position.side() == self.root;
         let (original_alpha, original_beta) = (alpha, beta);
-        let mut order = std::mem::take(&mut self.orders[ply]);
-        order.clear();
-        // A policy head orders the quiet moves (and filters them below)
-        // where the network has one; the history does otherwise.
-        let mut policy = std::mem::take(&mut self.policy_sums);
-        if depth >= 1 {
-            self.eval.move_logits(&self.position, moves, &mut policy);
-        } else {
-            policy.clear();
-        }
-        order.extend(moves.iter().enumerate().map(|(i, &m)| {
-            let key = if hash_move == Some(i as u16) {
-                i32::MAX
-            } else if self.position.is_capture(m) {
-                FORCED_KEY
-            } else if let Some(&logit) = policy.get(i) {
-                (logit / 16).clamp(-(FORCED_KEY as i64) + 1, FORCED_KEY as i64 - 1) as i32
-            } else {
-                self.history[G::move_key(m)]
-            };
-            (key, i)
-        }));
-        let by_policy = !policy.is_empty();
-        self.policy_sums = policy;
-        if depth >= 2 && moves.len() > FILTER_KEEP && !by_policy {
-            self.filter(moves, &mut order, maximizing);
-        }
-        order.sort_by_key(|&(key, _)| std::cmp::Reverse(key));
-        if depth >= 2 && by_policy {
-            // The policy's first FILTER_KEEP moves, the hash move and
-            // captures always among those kept.
-            let forced = order
-                .iter()
-                .take_while(|&&(key, _)| key >= FORCED_KEY)
-                .count();
-            let keep = FILTER_KEEP.max(forced);
-            self.iteration.horizon |= keep < order.len();
-            order.truncate(keep);
-        }
+        let order = self.order_moves(moves, hash_move, depth, ply, maximizing);
         let mut best = if maximizing { -BOUND - 1 } else { BOUND + 1 };
         let mut best_index = order[0].1;
         for &(_, i) in &order {
@@ -581,6 +543,58 @@ impl<'a, G: Game> Worker<'a, G> {
             let (mv, undo) = self.greedy_played.pop().expect("above the mark");
             self.position.undo(mv, undo);
         }
+    }
+
+    /// The moves of a player node in the order to search them, those a
+    /// filter drops left out: the hash move, captures, then quiet moves by
+    /// the policy head where the network has one (which also chooses the
+    /// moves kept past the first ply), by the history otherwise.
+    fn order_moves(
+        &mut self,
+        moves: &[G::Move],
+        hash_move: Option<u16>,
+        depth: i32,
+        ply: usize,
+        maximizing: bool,
+    ) -> Vec<(i32, usize)> {
+        let mut order = std::mem::take(&mut self.orders[ply]);
+        order.clear();
+        let mut policy = std::mem::take(&mut self.policy_sums);
+        if depth >= 1 {
+            self.eval.move_logits(&self.position, moves, &mut policy);
+        } else {
+            policy.clear();
+        }
+        order.extend(moves.iter().enumerate().map(|(i, &m)| {
+            let key = if hash_move == Some(i as u16) {
+                i32::MAX
+            } else if self.position.is_capture(m) {
+                FORCED_KEY
+            } else if let Some(&logit) = policy.get(i) {
+                (logit / 16).clamp(-(FORCED_KEY as i64) + 1, FORCED_KEY as i64 - 1) as i32
+            } else {
+                self.history[G::move_key(m)]
+            };
+            (key, i)
+        }));
+        let by_policy = !policy.is_empty();
+        self.policy_sums = policy;
+        if depth >= 2 && moves.len() > FILTER_KEEP && !by_policy {
+            self.filter(moves, &mut order, maximizing);
+        }
+        order.sort_by_key(|&(key, _)| std::cmp::Reverse(key));
+        if depth >= 2 && by_policy {
+            // The policy's first FILTER_KEEP moves, the hash move and
+            // captures always among those kept.
+            let forced = order
+                .iter()
+                .take_while(|&&(key, _)| key >= FORCED_KEY)
+                .count();
+            let keep = FILTER_KEEP.max(forced);
+            self.iteration.horizon |= keep < order.len();
+            order.truncate(keep);
+        }
+        order
     }
 
     /// A move filter, as backgammon programs use: away from the horizon only

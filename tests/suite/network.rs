@@ -859,6 +859,35 @@ fn the_pipeline_runs_from_selfplay_to_a_network_the_engine_plays_with_and_matche
 
 #[test]
 fn bench_eval_measures_the_network_beside_the_hand_written_evaluation() {
+    // Kilkenny Cats with a network of EvalFile that has a policy head:
+    // its lines also measure it without the head.
+    let net = made_up_with_policy::<Kilkenny>(21, "");
+    let path = write(&temp_path("network", "bench-policy.nnue"), &net.to_bytes());
+    let out = engine(&[
+        &format!("setoption name EvalFile value {path}"),
+        "bench eval",
+    ]);
+    let name = format!("cats-2:{:08x}", net.checksum());
+    let with_policy: Vec<&str> = out.lines().filter(|l| l.contains(&name)).collect();
+    assert!(with_policy.len() >= 2, "{out}");
+    for line in with_policy
+        .iter()
+        .filter(|l| l.starts_with("info string eval "))
+    {
+        assert!(line.contains("kilkenny-cats"), "{line}");
+        let ratio: f64 = line
+            .split(" | ")
+            .find_map(|part| part.strip_prefix("policy ratio "))
+            .expect("a policy ratio")
+            .parse()
+            .unwrap();
+        assert!(ratio > 0.0, "{line}");
+    }
+    assert!(out
+        .lines()
+        .filter(|l| l.starts_with("info string eval ") && !l.contains(&name))
+        .all(|l| !l.contains("policy ratio")));
+
     let out = engine(&["bench eval"]);
     let lines: Vec<&str> = out
         .lines()

@@ -103,6 +103,7 @@ impl<C: Catalogue> Engine<C> {
             games: self.games,
             threads: self.settings.threads,
             tables: self.settings.tables.clone(),
+            networks: &self.networks,
         }
     }
 
