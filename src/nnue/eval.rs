@@ -85,20 +85,23 @@ impl Evaluator {
         self.valid = true;
     }
 
+    /// One row of second-layer weights times the clipped hidden units.
+    fn clipped_dot(&self, weights: &[i16]) -> i64 {
+        self.sums
+            .iter()
+            .zip(weights)
+            .map(|(&s, &w)| i64::from(s.clamp(0, QA)) * i64::from(w))
+            .sum()
+    }
+
     /// Each head's logit times `QA * QB`, for the inputs `inputs`.
     pub fn head_sums(&mut self, inputs: &Inputs) -> [i64; MAX_SEATS] {
         self.set_inputs(inputs);
         let h = self.net.hidden;
         let mut out = [0i64; MAX_SEATS];
         for (k, o) in out.iter_mut().enumerate().take(self.net.heads) {
-            let weights = &self.net.head[k * h..(k + 1) * h];
-            let dot: i64 = self
-                .sums
-                .iter()
-                .zip(weights)
-                .map(|(&s, &w)| i64::from(s.clamp(0, QA)) * i64::from(w))
-                .sum();
-            *o = dot + i64::from(self.net.head_bias[k]);
+            *o = self.clipped_dot(&self.net.head[k * h..(k + 1) * h])
+                + i64::from(self.net.head_bias[k]);
         }
         out
     }
@@ -205,14 +208,8 @@ impl Evaluator {
                     continue;
                 }
                 let k = key as usize;
-                let weights = &self.net.policy[k * h..(k + 1) * h];
-                let dot: i64 = self
-                    .sums
-                    .iter()
-                    .zip(weights)
-                    .map(|(&s, &w)| i64::from(s.clamp(0, QA)) * i64::from(w))
-                    .sum();
-                total += dot + i64::from(self.net.policy_bias[k]);
+                total += self.clipped_dot(&self.net.policy[k * h..(k + 1) * h])
+                    + i64::from(self.net.policy_bias[k]);
             }
             out.push(total);
         }

@@ -339,24 +339,14 @@ impl<'a, G: Game> Tree<'a, G> {
         }
     }
 
-    /// Grows `node`: evaluates each child, sets the priors, and returns
+    /// Grows `node` without a policy: evaluates each child, sets the priors from their values, and returns
     /// the value to back up (the mover's best child, or the outcomes'
     /// mean at a chance node); `None` when the tree is full or the search
     /// must stop.
     fn expand(&mut self, node: usize, position: &mut G) -> Option<Chances> {
-        let mut moves = std::mem::take(&mut self.scratch);
-        moves.clear();
-        position.generate(&mut moves);
-        if moves.is_empty() || self.nodes.len() + moves.len() > MAX_NODES {
-            self.scratch = moves;
-            return None;
-        }
+        let moves = self.moves_to_grow(position)?;
         let chance = position.is_chance();
         let mover = position.side() as usize;
-        self.policy.clear();
-        if let Evaluation::Learned(e) = &mut self.eval {
-            e.priors(&*position, &moves, &mut self.policy_sums, &mut self.policy);
-        }
         let first = self.nodes.len();
         for &mv in &moves {
             if self.budget.tick() {
@@ -381,13 +371,7 @@ impl<'a, G: Game> Tree<'a, G> {
                 }
             }
         } else {
-            if self.policy.is_empty() {
-                priors_from_values(children, mover);
-            } else {
-                for (child, &p) in children.iter_mut().zip(&self.policy) {
-                    child.prior = p as f32;
-                }
-            }
+            priors_from_values(children, mover);
             // The first of equals, as the order of the moves gives them.
             let best = children
                 .iter()
@@ -408,10 +392,9 @@ impl<'a, G: Game> Tree<'a, G> {
         Some(value)
     }
 
-    /// Grows `node` by the policy (a player node) or the dice (a chance
-    /// node) without evaluating its children; `Some(None)` when grown,
-    /// `None` when the tree is full or the node has no moves.
-    fn expand_by_policy(&mut self, node: usize, position: &mut G) -> Option<Option<Chances>> {
+    /// The moves of `position` (in the reused list) when its node can
+    /// grow: `None` when it has none or the tree has no room for them.
+    fn moves_to_grow(&mut self, position: &G) -> Option<Vec<G::Move>> {
         let mut moves = std::mem::take(&mut self.scratch);
         moves.clear();
         position.generate(&mut moves);
@@ -419,6 +402,14 @@ impl<'a, G: Game> Tree<'a, G> {
             self.scratch = moves;
             return None;
         }
+        Some(moves)
+    }
+
+    /// Grows `node` by the policy (a player node) or the dice (a chance
+    /// node) without evaluating its children; `Some(None)` when grown,
+    /// `None` when the tree is full or the node has no moves.
+    fn expand_by_policy(&mut self, node: usize, position: &mut G) -> Option<Option<Chances>> {
+        let moves = self.moves_to_grow(position)?;
         self.policy.clear();
         if let Evaluation::Learned(e) = &mut self.eval {
             e.priors(&*position, &moves, &mut self.policy_sums, &mut self.policy);
