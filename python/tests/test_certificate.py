@@ -1,5 +1,5 @@
-"""The certificate checker (tools/reference/awithlaknannai_certificate.py)
-with table leaves beyond its own reach, looked up in verified tables
+"""The certificate checkers (tools/reference/awithlaknannai_certificate.py,
+tools/reference/safari_certificate.py) with table leaves beyond its own reach, looked up in verified tables
 through this package. Needs the engine binary to build the tables and
 write the certificate (target/release/menagerie, or MENAGERIE_ENGINE);
 skipped without it unless MENAGERIE_REQUIRE_OPENSPIEL is set (as
@@ -15,6 +15,7 @@ import pytest
 ROOT = pathlib.Path(__file__).resolve().parents[2]
 ENGINE = pathlib.Path(os.environ.get("MENAGERIE_ENGINE", ROOT / "target/release/menagerie"))
 CHECKER = ROOT / "tools/reference/awithlaknannai_certificate.py"
+SAFARI_CHECKER = ROOT / "tools/reference/safari_certificate.py"
 
 if not ENGINE.exists():
     if os.environ.get("MENAGERIE_REQUIRE_OPENSPIEL"):
@@ -26,9 +27,9 @@ def engine(*lines):
     return subprocess.run([str(ENGINE), *lines], capture_output=True, text=True).stdout
 
 
-def check(path, *extra):
+def check(path, *extra, checker=CHECKER):
     done = subprocess.run(
-        [sys.executable, str(CHECKER), str(path), *extra], capture_output=True, text=True
+        [sys.executable, str(checker), str(path), *extra], capture_output=True, text=True
     )
     return done.returncode == 0, done.stdout + done.stderr
 
@@ -65,6 +66,33 @@ def test_table_leaves_beyond_the_reference_are_checked_in_verified_tables(tmp_pa
     engine(f"tables build am men=3 dir={small} threads=1")
     ok, said = check(certificate, "--tables", str(small))
     assert not ok and "the tables given do not hold" in said, said
+
+
+def test_safari_dual_table_leaves_beyond_the_reference_are_checked_in_verified_tables(tmp_path):
+    tables = tmp_path / "tables"
+    built = engine(f"tables build safari-dual men=4 dir={tables} threads=1")
+    verified = engine(f"tables verify safari-dual dir={tables} threads=1")
+    assert "complete to 4 men" in built, built
+    assert "0 mismatches, 0 damaged files" in verified, verified
+    # Round's lion and two giraffes against Angular's lion, elephant and
+    # giraffe: Round's captures lead into the 4-piece tables.
+    certificate = tmp_path / "five.cert"
+    out = engine(
+        f"setoption name TablePath value {tables}",
+        "newgame safari-dual",
+        "position fen 1L3/5/3Gg/2l1G/e4 r 11",
+        f"solve nodes 300000 certificate {certificate}",
+    )
+    assert "Value: win" in out, out
+    ok, said = check(certificate, checker=SAFARI_CHECKER)
+    assert not ok and "a table leaf of 4 men, beyond the reference's 3" in said, said
+    ok, said = check(certificate, "--tables", str(tables), checker=SAFARI_CHECKER)
+    assert ok, said
+    assert said.startswith("claim r wins: holds") and "leaves from the verified tables" in said
+    damaged = tmp_path / "damaged.cert"
+    damaged.write_text(certificate.read_text().replace(" leaf table loss", " leaf table draw", 1))
+    ok, said = check(damaged, "--tables", str(tables), checker=SAFARI_CHECKER)
+    assert not ok and "the table says draw, the verified tables loss" in said, said
 
 
 def _rank(value):

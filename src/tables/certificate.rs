@@ -1,7 +1,7 @@
 //! Certificates of proof searches: the positions of a proof written out so
 //! that a program sharing nothing with the search can check it
-//! (tools/reference/awithlaknannai_certificate.py does, with its own move
-//! generator).
+//! (tools/reference/awithlaknannai_certificate.py and safari_certificate.py
+//! do, each with its own move generator).
 //!
 //! A settled goal ("this seat wins", or "this seat cannot win") is shown
 //! by a tree: where the side that the claim favours moves (the winner, or

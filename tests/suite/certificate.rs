@@ -8,7 +8,7 @@ use crate::common::{engine, temp_path};
 
 /// Runs the repository's Python `script` with `args`: whether it
 /// succeeded, and what it printed (standard output, then errors).
-fn python(script: &str, args: &[&std::ffi::OsStr]) -> (bool, String) {
+pub(crate) fn python(script: &str, args: &[&std::ffi::OsStr]) -> (bool, String) {
     let output = std::process::Command::new("python3")
         .arg(Path::new(env!("CARGO_MANIFEST_DIR")).join(script))
         .args(args)
@@ -45,11 +45,22 @@ fn solve(dir: Option<&Path>, position: &str, nodes: u64, name: &str) -> (String,
 
 /// [`solve`] with the words `solve` takes before `certificate`.
 fn solve_with(dir: Option<&Path>, position: &str, words: &str, name: &str) -> (String, PathBuf) {
+    solve_in("awithlaknannai-mosona", dir, position, words, name)
+}
+
+/// [`solve_with`] in `game`.
+pub(crate) fn solve_in(
+    game: &str,
+    dir: Option<&Path>,
+    position: &str,
+    words: &str,
+    name: &str,
+) -> (String, PathBuf) {
     let path = temp_path("certificate", name);
     let table_path = dir.map_or("<cache>".to_string(), |d| d.display().to_string());
     let out = engine(&[
         &format!("setoption name TablePath value {table_path}"),
-        "newgame awithlaknannai-mosona",
+        &format!("newgame {game}"),
         &format!("position {position}"),
         &format!("solve {words} certificate {}", path.display()),
     ]);
@@ -57,7 +68,7 @@ fn solve_with(dir: Option<&Path>, position: &str, words: &str, name: &str) -> (S
 }
 
 /// The certificate with `edit` applied to its text, in a file of its own.
-fn damaged(original: &Path, name: &str, edit: impl Fn(&str) -> String) -> PathBuf {
+pub(crate) fn damaged(original: &Path, name: &str, edit: impl Fn(&str) -> String) -> PathBuf {
     let text = std::fs::read_to_string(original).unwrap();
     let changed = edit(&text);
     assert_ne!(changed, text, "{name}: the edit changes the certificate");
@@ -66,8 +77,30 @@ fn damaged(original: &Path, name: &str, edit: impl Fn(&str) -> String) -> PathBu
     path
 }
 
+/// The certificate's text with the last move (and its child) taken off
+/// every node that lists several answers.
+pub(crate) fn without_last_answers(text: &str) -> String {
+    let lines: Vec<String> = text
+        .lines()
+        .map(|line| {
+            let words: Vec<&str> = line.split(' ').collect();
+            if words.get(1) == Some(&"all") && words.len() > 4 {
+                words[..words.len() - 2].join(" ")
+            } else {
+                line.to_string()
+            }
+        })
+        .collect();
+    lines.join("\n") + "\n"
+}
+
 fn refused_for(path: &Path, reason: &str) {
-    let (ok, said) = check(path);
+    refused_by(check, path, reason);
+}
+
+/// Asserts that `checker` refuses the certificate at `path`, saying `reason`.
+pub(crate) fn refused_by(checker: fn(&Path) -> (bool, String), path: &Path, reason: &str) {
+    let (ok, said) = checker(path);
     assert!(!ok, "{}: accepted: {said}", path.display());
     assert!(
         said.contains(reason),
@@ -104,20 +137,7 @@ fn a_proved_win_through_table_leaves_is_certified_and_checked() {
         t.replacen(" leaf rules", " leaf table loss", 1)
     });
     refused_for(&rules_as_table, "a table leaf the rules decide");
-    let missing_move = damaged(&path, "missing-move.cert", |t| {
-        let lines: Vec<String> = t
-            .lines()
-            .map(|line| {
-                let words: Vec<&str> = line.split(' ').collect();
-                if words.get(1) == Some(&"all") && words.len() > 4 {
-                    words[..words.len() - 2].join(" ")
-                } else {
-                    line.to_string()
-                }
-            })
-            .collect();
-        lines.join("\n") + "\n"
-    });
+    let missing_move = damaged(&path, "missing-move.cert", without_last_answers);
     refused_for(&missing_move, "the moves listed are not every legal move");
     let other_seat = damaged(&path, "other-seat.cert", |t| {
         t.replace("claim w wins", "claim b wins")

@@ -34,6 +34,7 @@ mod referee;
 mod referee_faults;
 mod referee_step;
 mod safari;
+mod safari_certificate;
 mod selfplay;
 mod shards;
 mod solver;

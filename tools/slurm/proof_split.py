@@ -25,7 +25,7 @@ or the other side has only such moves); it writes DIR/proof.cert, a
 certificate of the position (the tree's nodes, then each task's proof
 under it, renumbered), and prints the value, from the side to move's
 view, as `solve` words it. The merged file is checked like any other
-(tools/reference/awithlaknannai_certificate.py), so a mistake of the
+(tools/reference/awithlaknannai_certificate.py or safari_certificate.py), so a mistake of the
 merge cannot pass for a proof.
 """
 import argparse
@@ -138,9 +138,11 @@ def run(args):
 # The independent checker of each game's certificates: a part is merged
 # only once its checker has accepted it.
 CHECKERS = {
-    "awithlaknannai-mosona": os.path.join(
-        os.path.dirname(os.path.abspath(__file__)), "..", "reference", "awithlaknannai_certificate.py"
-    ),
+    game: os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "reference", script)
+    for game, script in [
+        ("awithlaknannai-mosona", "awithlaknannai_certificate.py"),
+        ("safari-dual", "safari_certificate.py"),
+    ]
 }
 
 
