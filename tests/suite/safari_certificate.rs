@@ -120,3 +120,20 @@ fn a_safari_dual_win_holds_and_what_was_never_a_proof_is_refused() {
     let cut = damaged(&path, "cut.cert", |t| t.replace("\nend\n", "\n"));
     refused_for(&cut, "cut short");
 }
+
+#[test]
+fn the_checkers_table_values_are_the_plain_inductions() {
+    // The checker values leaves by distances; the plain induction over
+    // the clock (tools/reference/safari_tables.py) made these samples.
+    let samples = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/data/safari_tables.txt");
+    let (ok, said) = python(CHECKER, &["--compare".as_ref(), samples.as_os_str()]);
+    assert!(ok, "{said}");
+    assert!(said.contains("300 samples, 0 differ"), "{said}");
+    // One value changed is found.
+    let text = std::fs::read_to_string(&samples).unwrap();
+    let line = text.lines().find(|l| l.ends_with("|win")).unwrap();
+    let flipped = temp_path("safari-certificate", "flipped.txt");
+    std::fs::write(&flipped, line.replace("|win", "|draw") + "\n").unwrap();
+    let (ok, said) = python(CHECKER, &["--compare".as_ref(), flipped.as_os_str()]);
+    assert!(!ok && said.contains("1 samples, 1 differ"), "{said}");
+}

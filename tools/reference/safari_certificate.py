@@ -17,6 +17,10 @@ looked up there through the `menagerie` Python package (a probe of the
 verified files, no search; the package must be installed):
 
     tools/reference/safari_certificate.py CERTIFICATE [--tables DIR]
+    tools/reference/safari_certificate.py --compare tests/data/safari_tables.txt
+
+(the second compares its values of table leaves with a sample of the
+plain induction over the clock, tools/reference/safari_tables.py's).
 
 The walk of each claim is certificate_walk.py's, shared with the other
 games' checkers. Prints one line per claim and exits 0 when every claim
@@ -105,82 +109,90 @@ class Rules:
         return self.value(board, side, 0)
 
     def distances(self, board, side):
-        """For every position the quiet moves reach from (board, side):
-        (plies to a forced win, plies to a forced loss), None where it has
-        none. A position with `clock` to go wins (loses) exactly when its
-        win (loss) comes within LIMIT - clock plies: each of the plies
-        before it is played below the limit. The winner takes the
-        shortest win, the loser the longest loss; a move into a draw (or
-        a capture into one) keeps a position from losing. Positions are
-        settled in order of distance, so the last losing move to settle
-        is the longest."""
-        found, order, children = {board_key(board, side): (board, side)}, [board_key(board, side)], {}
+        """For every position the quiet moves reach from (board, side)
+        and that no earlier walk settled: (plies to a forced win, plies to
+        a forced loss), None where it has none. A position with `clock`
+        to go wins (loses) exactly when its win (loss) comes within
+        LIMIT - clock plies, as each ply before it is played below the
+        limit. The winner takes the shortest win, the loser the longest
+        loss; a move into a draw, or any winning move, keeps a position
+        from losing. A capture's position is read at clock 0, so it
+        counts as settled at once (its value, 0 plies away). Positions
+        are settled level by level in order of plies."""
+        children = self.closure(board, side)
+        parents, open_moves, longest, holds_out = {}, {}, {}, set()
+        levels = {}
+        for key, kids in children.items():
+            if not isinstance(kids, list):
+                levels.setdefault(0, []).append((key, "win" if kids == key[1] else "loss"))
+                continue
+            open_moves[key], longest[key], win = 0, 0, None
+            for kind, kid in kids:
+                if kind == "open":
+                    parents.setdefault(kid, []).append(key)
+                    open_moves[key] += 1
+                    continue
+                won, lost = kid
+                if lost is not None:
+                    win = lost + 1 if win is None else min(win, lost + 1)
+                elif won is not None:
+                    longest[key] = max(longest[key], won + 1)
+                else:
+                    holds_out.add(key)
+            if win is not None:
+                holds_out.add(key)
+                levels.setdefault(win, []).append((key, "win"))
+            elif open_moves[key] == 0 and key not in holds_out:
+                levels.setdefault(longest[key], []).append((key, "loss"))
+        final, depth = {}, 0
+        while levels:
+            for key, kind in levels.pop(depth, []):
+                if key in final:
+                    continue
+                final[key] = (depth, None) if kind == "win" else (None, depth)
+                for parent in parents.get(key, []):
+                    if parent in final:
+                        continue
+                    if kind == "loss":
+                        levels.setdefault(depth + 1, []).append((parent, "win"))
+                        continue
+                    open_moves[parent] -= 1
+                    longest[parent] = max(longest[parent], depth + 1)
+                    if open_moves[parent] == 0 and parent not in holds_out:
+                        levels.setdefault(longest[parent], []).append((parent, "loss"))
+            depth += 1
+        return {key: final.get(key, (None, None)) for key in children}
+
+    def closure(self, board, side):
+        """Each position the quiet moves reach from (board, side) and not
+        yet settled: the winner if the rules decide it, else its moves as
+        ("open", position) or ("settled", (won, lost)) for a capture's
+        position or one an earlier walk settled."""
+        root = board_key(board, side)
+        found, order, children = {root: (board, side)}, [root], {}
         for key in order:
             here, mover = found[key]
             legal = moves(here, mover)
             result = self.winner(here, mover, 0, legal)
-            kids = []
-            if result is False:
-                for move in legal:
-                    child, capture = self.play(here, mover, move)
-                    ckey = board_key(child, self.enemy(mover))
-                    if capture:
-                        kids.append(("exit", self.exit_value(child, self.enemy(mover))))
-                        continue
-                    if ckey not in found:
-                        found[ckey] = (child, self.enemy(mover))
-                        order.append(ckey)
-                    kids.append(("quiet", ckey))
-            children[key] = (result, kids)
-        parents = {key: [] for key in order}
-        for key, (_, kids) in children.items():
-            for kind, ckey in kids:
-                if kind == "quiet":
-                    parents[ckey].append(key)
-        dist = {key: (None, None) for key in order}
-        open_moves = {key: len(children[key][1]) for key in order}
-        level = []
-        for key, (result, kids) in children.items():
-            mover = key[1]
             if result is not False:
-                # Decided by the rules: a draw here is the clock's, which
-                # the walk's own clock already answers.
-                if result is not None:
-                    dist[key] = (0, None) if result == mover else (None, 0)
-                    level.append(key)
+                children[key] = result
                 continue
-            exits = [v for kind, v in kids if kind == "exit"]
-            if -1 in exits:
-                dist[key] = (1, None)
-            open_moves[key] -= len(exits)
-            if 0 in exits or 1 in exits:
-                open_moves[key] = -1  # a move that does not lose: never lost
-        settled_at = {}
-        for key in order:
-            if dist[key][0] == 1:
-                settled_at.setdefault(1, []).append(key)
-            elif open_moves[key] == 0 and children[key][0] is False:
-                # Every move is a capture into the opponent's win.
-                dist[key] = (None, 1)
-                settled_at.setdefault(1, []).append(key)
-        settled_at.setdefault(0, []).extend(level)
-        depth = 0
-        while depth in settled_at or any(d > depth for d in settled_at):
-            for key in settled_at.get(depth, []):
-                won, lost = dist[key]
-                for parent in parents[key]:
-                    if dist[parent] != (None, None):
-                        continue
-                    if lost == depth:
-                        dist[parent] = (depth + 1, None)
-                        settled_at.setdefault(depth + 1, []).append(parent)
-                    elif won == depth:
-                        open_moves[parent] -= 1
-                        if open_moves[parent] == 0:
-                            dist[parent] = (None, depth + 1)
-                            settled_at.setdefault(depth + 1, []).append(parent)
-            depth += 1
-        return dist
+            enemy, kids = self.enemy(mover), []
+            for move in legal:
+                child, capture = self.play(here, mover, move)
+                ckey = board_key(child, enemy)
+                if capture:
+                    value = self.exit_value(child, enemy)
+                    kids.append(("settled", {1: (0, None), -1: (None, 0), 0: (None, None)}[value]))
+                elif ckey in self._values:
+                    kids.append(("settled", self._values[ckey]))
+                else:
+                    if ckey not in found:
+                        found[ckey] = (child, enemy)
+                        order.append(ckey)
+                    kids.append(("open", ckey))
+            children[key] = kids
+        return children
 
 
 def check_start(words):
@@ -225,5 +237,28 @@ def check_start(words):
         raise Refused(f"start '{shown}': both lions on the enemy base")
 
 
+def compare(path):
+    """Checks this checker's values of table leaves against a sample of
+    the plain induction over the clock (`safari_tables.py`'s
+    "<notation>|<value>" lines): prints the count and exits 1 if any
+    differs."""
+    rules, count, differ = Rules([]), 0, 0
+    with open(path) as lines:
+        for line in lines:
+            if line.startswith("#") or not line.strip():
+                continue
+            fen, want = line.strip().split("|")
+            board, side = parse(fen)
+            got = {1: "win", 0: "draw", -1: "loss"}[rules.value(board, side, int(fen.split()[2]))]
+            count += 1
+            if got != want:
+                differ += 1
+                print(f"differs: {fen}: induction {want}, checker {got}")
+    print(f"{count} samples, {differ} differ")
+    sys.exit(1 if differ or not count else 0)
+
+
 if __name__ == "__main__":
+    if sys.argv[1:2] == ["--compare"] and len(sys.argv) == 3:
+        compare(sys.argv[2])
     main(sys.modules[__name__], "safari_certificate.py")
