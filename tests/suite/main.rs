@@ -41,3 +41,4 @@ mod solver;
 mod sprt;
 mod table_files;
 mod tables;
+mod training;

@@ -462,7 +462,7 @@ fn eval_gives_each_seat_the_network_s_chance_and_value_and_use_network_turns_it_
 }
 
 /// A self-play file and its dataset, made by the engine.
-fn selfplay_and_dataset(game: &str, games: u32, name: &str) -> (PathBuf, PathBuf) {
+pub(crate) fn selfplay_and_dataset(game: &str, games: u32, name: &str) -> (PathBuf, PathBuf) {
     let selfplay = temp_path("network", &format!("{name}.bin"));
     let data = temp_path("network", &format!("{name}.data"));
     let out = engine(&[&format!(
@@ -680,7 +680,7 @@ fn the_builtin_network_is_the_one_for_the_game_s_seat_count() {
 
 /// The Python that has JAX: `MENAGERIE_PYTHON`, or the virtual
 /// environment .ci/run makes, or `python3`.
-fn python() -> String {
+pub(crate) fn python() -> String {
     if let Ok(p) = std::env::var("MENAGERIE_PYTHON") {
         return p;
     }

@@ -30,13 +30,19 @@ policy's logits of the listed moves. --from NET starts from the weights
 of a network file (its hidden width; a policy head it lacks starts from
 the seed); --policy-only then trains the policy head alone, so the
 value layers stay those of NET to the last bit (a policy added to a
-network whose strength is known). Validation games are those whose index ends in 0, so no
+network whose strength is known). After each epoch the state is saved
+in NET.ckpt.npz; a run cut at any moment, started again with the same
+options and data, goes on from there to the same file as a run never
+cut. Validation games are those whose index ends in 0, so no
 game is on both sides; the epoch with the least validation loss is the
 one written. The same data, seed and options give the same
 file.
 """
 
 import argparse
+import hashlib
+import json
+import os
 import struct
 import sys
 import zlib
@@ -406,7 +412,16 @@ def main():
     batches = max(1, len(train_x) // args.batch)
     train_results_y = train_y
     train_next = next_in_game(train)
-    for epoch in range(1, args.epochs + 1):
+    # A run cut at any moment goes on from its last whole epoch, to the
+    # same file as a run never cut.
+    ckpt = Checkpoint(args, records)
+    first_epoch = 1
+    resumed = ckpt.load()
+    if resumed is not None:
+        first_epoch, params, opt, best, history = resumed["epoch"] + 1, resumed["params"], resumed["opt"], resumed["best"], resumed["history"]
+        rng.bit_generator.state = resumed["rng"]
+        print(f"resumed from {ckpt.path} after epoch {first_epoch - 1}", flush=True)
+    for epoch in range(first_epoch, args.epochs + 1):
         if args.td > 0 and epoch > 1:
             train_y = td_targets(train, heads, train_results_y, predict(params, train_x, train_m), args.td, train_next)
         order = rng.permutation(len(train_x))
@@ -424,6 +439,7 @@ def main():
         # The network kept is the epoch's with the least validation loss.
         if best is None or val_loss < best[0]:
             best = (val_loss, epoch, params)
+        ckpt.save(epoch, params, opt, best, history, rng.bit_generator.state)
     val_loss, best_epoch, params = best
     print(f"kept epoch {best_epoch} (validation {val_loss:.5f})", flush=True)
 
@@ -456,7 +472,68 @@ def main():
             for row, logits, n in zip(np.flatnonzero(valid)[: args.check], z, listed[chosen].sum(1)):
                 if n:
                     f.write(f"{row} " + " ".join(f"{v:.6f}" for v in logits[:n]) + "\n")
+    ckpt.remove()
     print(f"wrote {out} ({out.stat().st_size} bytes), scale {scale}", flush=True)
+
+
+class Checkpoint:
+    """NET.ckpt.npz: the state after the last whole epoch (the weights,
+    Adam's moments and step, the best epoch so far, the loss history and
+    the shuffling generator), written under a temporary name and renamed,
+    so a file on disk is always whole. It is taken up only by a run of
+    the same options and data (a digest of both is inside), and removed
+    once the network is written."""
+
+    def __init__(self, args, records):
+        self.path = str(args.out) + ".ckpt.npz"
+        settings = {k: v for k, v in sorted(vars(args).items()) if k not in ("out", "check")}
+        digest = hashlib.sha256(json.dumps(settings, sort_keys=True).encode())
+        digest.update(np.ascontiguousarray(records).view(np.uint8).tobytes())
+        self.digest = digest.hexdigest()
+
+    def save(self, epoch, params, opt, best, history, rng_state):
+        arrays = {"digest": np.array(self.digest), "epoch": np.array(epoch), "t": np.array(int(opt["t"]))}
+        arrays["rng"] = np.array(json.dumps(rng_state))
+        arrays["best"] = np.array([best[0], best[1]], dtype=np.float64)
+        arrays["history"] = np.array(history, dtype=np.float64).reshape(-1, 3)
+        for k in params:
+            arrays[f"p.{k}"] = np.asarray(params[k])
+            arrays[f"m.{k}"] = np.asarray(opt["m"][k])
+            arrays[f"v.{k}"] = np.asarray(opt["v"][k])
+            arrays[f"b.{k}"] = np.asarray(best[2][k])
+        temporary = self.path + ".tmp"
+        with open(temporary, "wb") as f:
+            np.savez(f, **arrays)
+            f.flush()
+            os.fsync(f.fileno())
+        os.replace(temporary, self.path)
+
+    def load(self):
+        """The saved state, or None when there is none; exits if it is of
+        another run or damaged."""
+        if not os.path.exists(self.path):
+            return None
+        try:
+            with np.load(self.path, allow_pickle=False) as z:
+                if str(z["digest"]) != self.digest:
+                    sys.exit(f"{self.path}: a checkpoint of other options or data; remove it to start again")
+                keys = [name[2:] for name in z.files if name.startswith("p.")]
+                loss, best_epoch = z["best"]
+                return {
+                    "epoch": int(z["epoch"]),
+                    "params": {k: z[f"p.{k}"] for k in keys},
+                    # A Python int, as a fresh run's first step has it.
+                    "opt": {"t": int(z["t"]), "m": {k: z[f"m.{k}"] for k in keys}, "v": {k: z[f"v.{k}"] for k in keys}},
+                    "best": (float(loss), int(best_epoch), {k: z[f"b.{k}"] for k in keys}),
+                    "history": [(int(e), float(t), float(v)) for e, t, v in z["history"]],
+                    "rng": json.loads(str(z["rng"])),
+                }
+        except (OSError, ValueError, KeyError) as e:
+            sys.exit(f"{self.path}: not a whole checkpoint ({e}); remove it to start again")
+
+    def remove(self):
+        if os.path.exists(self.path):
+            os.remove(self.path)
 
 
 def read_network(path):
@@ -519,7 +596,10 @@ def write_network(out, fields, count, hidden, heads, scale, note, p, moves=0):
         body += np.rint(p["wp"][:moves] * QB).astype("<i2").tobytes()
         body += np.rint(p["bp"][:moves] * QA * QB).astype("<i4").tobytes()
     body += struct.pack("<I", zlib.crc32(bytes(body)))
-    Path(out).write_bytes(bytes(body))
+    # Whole or absent: a run cut while writing leaves no half file.
+    temporary = Path(str(out) + ".tmp")
+    temporary.write_bytes(bytes(body))
+    os.replace(temporary, out)
 
 
 def write_losses(out, history):
