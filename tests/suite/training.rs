@@ -96,3 +96,100 @@ fn a_training_run_cut_mid_way_resumes_to_the_same_network() {
         "{said}"
     );
 }
+
+/// The generation driver's command line with tiny settings: two
+/// generations of 40 games at 100 nodes, gates of at most 20 games.
+fn generations(dir: &Path) -> Command {
+    let root = Path::new(env!("CARGO_MANIFEST_DIR"));
+    let mut command = Command::new(python());
+    command
+        .arg(root.join("tools/train/generations.py"))
+        .args(["run".as_ref(), dir.as_os_str()])
+        .args([
+            "--game",
+            "safari-dual",
+            "--generations",
+            "2",
+            "--games",
+            "40",
+            "--nodes",
+            "100",
+            "--gate-games",
+            "20",
+            "--gate-nodes",
+            "100",
+            "--concurrency",
+            "1",
+        ])
+        .args(["--train", "--epochs 2 --hidden 16 --batch 128 --policy 1"])
+        .args(["--gate-sprt", "elo0=0 elo1=200 alpha=0.2 beta=0.2"])
+        .args(["--python", &python()])
+        .arg("--engine")
+        .arg(env!("CARGO_BIN_EXE_menagerie"))
+        .arg("--referee")
+        .arg(env!("CARGO_BIN_EXE_referee"));
+    command
+}
+
+fn generations_of(dir: &Path) -> serde_json::Value {
+    let text = std::fs::read_to_string(dir.join("generations.json")).unwrap();
+    let state: serde_json::Value = serde_json::from_str(&text).unwrap();
+    state["generations"].clone()
+}
+
+#[test]
+#[ignore = "needs JAX (.ci/run installs it in target/train-venv)"]
+fn generations_cut_with_all_their_processes_go_on_to_the_same_end() {
+    use std::os::unix::process::CommandExt;
+
+    let whole = temp_path("training", "generations-whole");
+    let out = generations(&whole).output().unwrap();
+    let said = String::from_utf8_lossy(&out.stdout);
+    assert!(out.status.success(), "{said}");
+    assert!(said.contains("generation 2: "), "{said}");
+    let ended = generations_of(&whole);
+    for g in 0..2 {
+        let gate = &ended[g]["steps"]["gate"];
+        assert!(gate["games"].as_u64().unwrap() >= 1, "{ended}");
+        assert!(ended[g]["promoted"].is_boolean(), "{ended}");
+    }
+
+    // A scheduler's kill of the whole job (the driver, the referee and
+    // its engines) during the first gate, then the same line again.
+    let cut = temp_path("training", "generations-cut");
+    let mut child = generations(&cut)
+        .process_group(0)
+        .stdout(Stdio::null())
+        .stderr(Stdio::null())
+        .spawn()
+        .unwrap();
+    while !cut.join("g1-gate.txt").exists() {
+        assert!(
+            child.try_wait().unwrap().is_none(),
+            "the run ended before its first gate"
+        );
+        std::thread::sleep(Duration::from_millis(2));
+    }
+    let group = format!("-{}", child.id());
+    Command::new("kill")
+        .args(["-KILL", "--", &group])
+        .status()
+        .unwrap();
+    child.wait().unwrap();
+    let again = generations(&cut).output().unwrap();
+    assert!(
+        again.status.success(),
+        "{}",
+        String::from_utf8_lossy(&again.stdout)
+    );
+    assert_eq!(generations_of(&cut), ended);
+    assert_eq!(
+        std::fs::read(cut.join("g2.nnue")).unwrap(),
+        std::fs::read(whole.join("g2.nnue")).unwrap()
+    );
+
+    // Other settings in the same folder are refused.
+    let other = generations(&cut).args(["--seed", "2"]).output().unwrap();
+    assert!(!other.status.success());
+    assert!(String::from_utf8_lossy(&other.stderr).contains("a run of other settings"));
+}

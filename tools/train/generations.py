@@ -1,0 +1,304 @@
+#!/usr/bin/env python3
+"""Generations of self-play: each network's own games train the next,
+which is kept only if it beats the best so far through the referee.
+
+    tools/train/generations.py run DIR --game GAME [--rules "players=3"]
+        [--generations K] [--start NET] [--games N] [--nodes N]
+        [--openings P] [--seed S] [--window W] [--train "ARGS"]
+        [--gate-games N] [--gate-nodes N] [--gate-sprt "elo0=0 elo1=10 ..."]
+        [--time-gate MS] [--referee-args "ARGS"] [--concurrency C]
+    tools/train/generations.py curve DIR [--games N] [--nodes N]
+
+`run` makes generations 1 to K in DIR. Generation g:
+  1. self-play: `menagerie selfplay GAME games=N nodes=N network=BEST`
+     into DIR/gG.bin, every seat searching with the best network so far
+     (generation 0 is --start, by default the game's built-in network);
+  2. `menagerie dataset` of it into DIR/gG.data;
+  3. train.py on the data of the last W generations (the window, as
+     AlphaZero trains on its recent games) into DIR/gG.nnue, with the
+     trainer's options --train (a policy head with --policy);
+  4. the gate: the referee plays gG against the best at --gate-nodes
+     nodes a move (fixed work: the machine's load decides nothing) with
+     an SPRT (--gate-sprt, by default elo0=0 elo1=10 alpha=0.05
+     beta=0.05) for at most --gate-games games; with --time-gate MS a
+     second match at MS milliseconds a move must also accept "no loss"
+     (elo0=-10 elo1=0). gG becomes the best only if every gate accepts
+     H1; an SPRT still undecided at its last game keeps the best.
+
+Every step is resumable: self-play and the referee resume their own
+files, the trainer its checkpoint, and DIR/generations.json records the
+settings and each finished step, so a run cut at any moment and started
+again with the same line goes on where it was and ends as a run never
+cut (a line of other settings is refused). The seeds of generation g
+are S + g, so the whole run is reproducible.
+
+`curve` plays each generation's network against generation 0 (the
+start) and against the built-in network (main's), --games games at
+--nodes nodes, and writes DIR/curve.csv and DIR/curve.svg: Elo per
+generation with its 95% interval.
+"""
+import argparse
+import json
+import os
+import shlex
+import subprocess
+import sys
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[2]
+BUILTIN = {
+    "safari-dual": "safari-dual.nnue",
+    "awithlaknannai-mosona": "awithlaknannai-mosona.nnue",
+}
+
+
+def builtin_network(game, rules):
+    """The network the engine builds in for the game and ruleset."""
+    if game == "kilkenny-cats":
+        players = next((w.split("=")[1] for w in rules if w.startswith("players=")), "2")
+        return ROOT / "src/nnue/nets" / ("kilkenny-cats.nnue" if players == "2" else "kilkenny-cats-3-4.nnue")
+    if game not in BUILTIN:
+        sys.exit(f"{game}: no built-in network to start from (give --start)")
+    return ROOT / "src/nnue/nets" / BUILTIN[game]
+
+
+class Run:
+    """DIR/generations.json: the settings, the best network, and each
+    generation's finished steps, rewritten whole after every step."""
+
+    def __init__(self, folder, settings):
+        self.folder = Path(folder)
+        self.folder.mkdir(parents=True, exist_ok=True)
+        self.path = self.folder / "generations.json"
+        if self.path.exists():
+            self.state = json.loads(self.path.read_text())
+            if self.state["settings"] != settings:
+                sys.exit(f"{self.path}: a run of other settings; use another folder")
+        else:
+            self.state = {"settings": settings, "best": settings["start"], "best_generation": 0, "generations": []}
+            self.save()
+
+    def save(self):
+        temporary = self.path.with_suffix(".json.tmp")
+        temporary.write_text(json.dumps(self.state, indent=2) + "\n")
+        os.replace(temporary, self.path)
+
+    def generation(self, g):
+        while len(self.state["generations"]) < g:
+            self.state["generations"].append({"generation": len(self.state["generations"]) + 1, "steps": {}})
+        return self.state["generations"][g - 1]
+
+
+def run_command(args, log):
+    """Runs a command, its output appended to `log`; exits if it fails."""
+    with open(log, "a") as out:
+        out.write("$ " + " ".join(shlex.quote(str(a)) for a in args) + "\n")
+        out.flush()
+        done = subprocess.run([str(a) for a in args], stdout=out, stderr=subprocess.STDOUT)
+    if done.returncode != 0:
+        sys.exit(f"{args[0]} failed with status {done.returncode}: see {log}")
+
+
+def match(s, folder, name, first, second, limit, games, sprt, seed):
+    """A referee match of network `first` against `second`, resumable
+    from its record; its JSON results."""
+    record, results = folder / f"{name}.txt", folder / f"{name}.json"
+    args = [s["referee"], "--engine", s["engine"], f"name={Path(first).stem}", f"option.EvalFile={first}",
+            "--engine", s["engine"], f"name={Path(second).stem}-best", f"option.EvalFile={second}",
+            "--game", s["game"], *s["rules"], *limit, "--games", games, "--seed", seed,
+            "--random-openings", s["openings"], "--concurrency", s["concurrency"], "--quiet",
+            "--record", record, "--json", results, *shlex.split(s["referee_args"])]
+    if sprt:
+        args += ["--sprt", *sprt.split()]
+    if record.exists() and record.stat().st_size > 0:
+        args.append("--resume")
+    run_command(args, folder / f"{name}.log")
+    return json.loads(results.read_text())
+
+
+def verdict(results):
+    sprt = results.get("sprt") or {}
+    return {"games": results["games"], "score": results["score"], "elo": results.get("elo"),
+            "elo_margin": results.get("elo_margin"), "llr": sprt.get("llr"), "verdict": sprt.get("verdict")}
+
+
+def one_generation(s, run, g):
+    folder, record = run.folder, run.generation(g)
+    steps, seed = record["steps"], s["seed"] + g
+    best = run.state["best"]
+    games = folder / f"g{g}.bin"
+    if "selfplay" not in steps:
+        run_command([s["engine"], "selfplay", s["game"], *s["rules"], f"games={s['games']}", f"nodes={s['nodes']}",
+                     f"openings={s['openings']}", f"seed={seed}", f"network={best}", f"out={games}"],
+                    folder / f"g{g}.log")
+        steps["selfplay"] = {"network": best}
+        run.save()
+    data = folder / f"g{g}.data"
+    if "dataset" not in steps:
+        run_command([s["engine"], "dataset", games, f"out={data}"], folder / f"g{g}.log")
+        steps["dataset"] = True
+        run.save()
+    network = folder / f"g{g}.nnue"
+    if "train" not in steps:
+        window = [folder / f"g{k}.data" for k in range(max(1, g - s["window"] + 1), g + 1)]
+        run_command([s["python"], ROOT / "tools/train/train.py", *window, "--out", network, "--seed", seed,
+                     *shlex.split(s["train"])], folder / f"g{g}.log")
+        steps["train"] = {"data": [p.name for p in window]}
+        run.save()
+    if "gate" not in steps:
+        results = match(s, folder, f"g{g}-gate", network, best, ["--nodes", s["gate_nodes"]],
+                        s["gate_games"], s["gate_sprt"], seed)
+        steps["gate"] = verdict(results)
+        run.save()
+    passed = steps["gate"]["verdict"] == "H1 accepted"
+    if passed and s["time_gate"] and "time_gate" not in steps:
+        results = match(s, folder, f"g{g}-time", network, best, ["--movetime", s["time_gate"]],
+                        s["gate_games"], "elo0=-10 elo1=0 alpha=0.05 beta=0.05", seed)
+        steps["time_gate"] = verdict(results)
+        run.save()
+    if s["time_gate"] and passed:
+        passed = steps["time_gate"]["verdict"] == "H1 accepted"
+    if "promoted" not in record:
+        record["promoted"] = passed
+        if passed:
+            run.state["best"], run.state["best_generation"] = str(network), g
+        run.save()
+    kept = "becomes the best" if record["promoted"] else f"is not kept (best: generation {run.state['best_generation']})"
+    gate = steps["gate"]
+    print(f"generation {g}: {gate['verdict'] or 'no verdict'} after {gate['games']} games "
+          f"(score {gate['score']:.3f}, Elo {gate['elo'] or 0:.1f} +/- {gate['elo_margin'] or 0:.1f}); {kept}",
+          flush=True)
+
+
+def settings_of(a):
+    start = str(Path(a.start).resolve()) if a.start else str(builtin_network(a.game, a.rules.split()))
+    return {
+        "game": a.game, "rules": a.rules.split(), "start": start, "games": a.games, "nodes": a.nodes,
+        "openings": str(a.openings), "seed": a.seed, "window": a.window, "train": a.train,
+        "gate_games": str(a.gate_games), "gate_nodes": str(a.gate_nodes), "gate_sprt": a.gate_sprt,
+        "time_gate": str(a.time_gate) if a.time_gate else "", "referee_args": a.referee_args,
+    }
+
+
+def tools_of(a):
+    """The programs and the games at once: how the run is made here,
+    not what it makes (a run may go on with another clone's builds)."""
+    return {"concurrency": str(a.concurrency), "engine": str(Path(a.engine).resolve()),
+            "referee": str(Path(a.referee).resolve()), "python": a.python}
+
+
+def curve(a):
+    run = json.loads((Path(a.dir) / "generations.json").read_text())
+    s = dict(run["settings"], **tools_of(a))
+    folder = Path(a.dir)
+    builtin = str(builtin_network(s["game"], s["rules"]))
+    rows = []
+    for g in range(1, len(run["generations"]) + 1):
+        network = folder / f"g{g}.nnue"
+        if not network.exists():
+            continue
+        row = {"generation": g, "promoted": run["generations"][g - 1].get("promoted")}
+        for label, other in (("start", s["start"]), ("main", builtin)):
+            if label == "main" and other == s["start"]:
+                row["main"] = row["start"]
+                continue
+            res = match(s, folder, f"g{g}-vs-{label}", network, other, ["--nodes", str(a.nodes)], str(a.games), "",
+                        str(s["seed"] + 1000 + g))
+            # No Elo where one side won every game: the score says it.
+            row[label] = (res.get("elo"), res.get("elo_margin"), res["games"], res["score"])
+        rows.append(row)
+        print(f"generation {g}: against the start {shown(row['start'])}, against main {shown(row['main'])}", flush=True)
+    with open(folder / "curve.csv", "w") as f:
+        f.write("generation,promoted,elo_vs_start,margin_vs_start,score_vs_start,elo_vs_main,margin_vs_main,score_vs_main,games\n")
+        for r in rows:
+            cells = [f"{v:.1f}" if v is not None else "" for v in (r["start"][0], r["start"][1])]
+            cells += [f"{r['start'][3]:.4f}"]
+            cells += [f"{v:.1f}" if v is not None else "" for v in (r["main"][0], r["main"][1])]
+            cells += [f"{r['main'][3]:.4f}"]
+            f.write(f"{r['generation']},{int(bool(r['promoted']))}," + ",".join(cells) + f",{r['start'][2]}\n")
+    (folder / "curve.svg").write_text(svg(rows, s["game"] + " " + " ".join(s["rules"])))
+
+
+def shown(result):
+    elo, margin, games, score = result
+    if elo is None:
+        return f"score {score:.3f} of {games} games (no Elo)"
+    return f"{elo:+.1f} +/- {margin:.1f} Elo ({games} games)"
+
+
+def svg(rows, title):
+    """Elo per generation against the start (blue) and main (red), with
+    95% intervals as bars; generation 0 is the start, at 0."""
+    width, height, pad = 480, 300, 44
+    # Generations whose Elo is unbounded (every game one way) are left out.
+    points = [(0, (0.0, 0.0), (0.0, 0.0))] + [
+        (r["generation"], r["start"][:2], r["main"][:2]) for r in rows if r["start"][0] is not None and r["main"][0] is not None
+    ]
+    top = max([abs(v[0]) + v[1] for _, a, b in points for v in (a, b)] + [10.0])
+    last = max([1] + [r["generation"] for r in rows])
+
+    def x(g):
+        return pad + (width - 2 * pad) * g / last
+
+    def y(elo):
+        return height / 2 - (height / 2 - pad) * elo / top
+
+    parts = [f'<svg xmlns="http://www.w3.org/2000/svg" width="{width}" height="{height}" font-family="sans-serif" font-size="11">',
+             f'<text x="{pad}" y="16">Elo by generation, 95% intervals: against generation 0 (blue), against main (red); {title}</text>',
+             f'<line x1="{pad}" y1="{y(0):.1f}" x2="{width - pad}" y2="{y(0):.1f}" stroke="#999"/>',
+             f'<text x="4" y="{y(top) + 4:.1f}">{top:+.0f}</text><text x="4" y="{y(-top) + 4:.1f}">{-top:+.0f}</text>']
+    for index, colour, shift in ((1, "#1f5fbf", -3), (2, "#c0392b", 3)):
+        line = " ".join(f"{x(p[0]) + shift:.1f},{y(p[index][0]):.1f}" for p in points)
+        parts.append(f'<polyline points="{line}" fill="none" stroke="{colour}" stroke-width="1.5"/>')
+        for p in points:
+            elo, margin = p[index]
+            parts.append(f'<line x1="{x(p[0]) + shift:.1f}" y1="{y(elo - margin):.1f}" x2="{x(p[0]) + shift:.1f}" '
+                         f'y2="{y(elo + margin):.1f}" stroke="{colour}"/>')
+    for g in range(0, last + 1):
+        parts.append(f'<text x="{x(g) - 3:.1f}" y="{height - pad + 16}">{g}</text>')
+    parts.append("</svg>")
+    return "\n".join(parts) + "\n"
+
+
+def main():
+    parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    sub = parser.add_subparsers(dest="command", required=True)
+    r = sub.add_parser("run")
+    r.add_argument("dir")
+    r.add_argument("--game", required=True)
+    r.add_argument("--rules", default="")
+    r.add_argument("--generations", type=int, default=3)
+    r.add_argument("--start")
+    r.add_argument("--games", type=int, default=2000)
+    r.add_argument("--nodes", type=int, default=2000)
+    r.add_argument("--openings", type=int, default=6)
+    r.add_argument("--seed", type=int, default=1)
+    r.add_argument("--window", type=int, default=2)
+    r.add_argument("--train", default="--epochs 8 --policy 1")
+    r.add_argument("--gate-games", type=int, default=2000)
+    r.add_argument("--gate-nodes", type=int, default=2000)
+    r.add_argument("--gate-sprt", default="elo0=0 elo1=10 alpha=0.05 beta=0.05")
+    r.add_argument("--time-gate", type=int, default=0)
+    r.add_argument("--referee-args", default="")
+    c = sub.add_parser("curve")
+    c.add_argument("dir")
+    c.add_argument("--games", type=int, default=400)
+    c.add_argument("--nodes", type=int, default=2000)
+    for p in (r, c):
+        p.add_argument("--concurrency", type=int, default=2)
+        p.add_argument("--engine", default=str(ROOT / "target/release/menagerie"))
+        p.add_argument("--referee", default=str(ROOT / "target/release/referee"))
+        p.add_argument("--python", default=str(ROOT / "target/train-venv/bin/python"))
+    a = parser.parse_args()
+    if a.command == "curve":
+        curve(a)
+        return
+    settings = settings_of(a)
+    run = Run(a.dir, settings)
+    for g in range(1, a.generations + 1):
+        one_generation(dict(settings, **tools_of(a)), run, g)
+    print(f"best: generation {run.state['best_generation']} ({run.state['best']})")
+
+
+if __name__ == "__main__":
+    main()
