@@ -38,7 +38,7 @@ pub fn run<G: Game>(
         maxn::search(session, limits, shared, settings, reporter)
     } else if settings.multi_seat == MultiSeat::Mcts && !two_seats {
         mcts::search(session, limits, shared, settings, reporter)
-    } else if settings.multi_seat == MultiSeat::Puct && !two_seats {
+    } else if matches!(settings.multi_seat, MultiSeat::Puct | MultiSeat::Gumbel) && !two_seats {
         puct::search(session, limits, shared, settings, reporter)
     } else {
         expectimax::search(session, limits, shared, settings, reporter)

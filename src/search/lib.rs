@@ -20,6 +20,7 @@ mod dispatch;
 pub mod exact;
 pub mod expectimax;
 pub mod greedy;
+mod gumbel;
 pub mod maxn;
 pub mod mcts;
 pub mod puct;

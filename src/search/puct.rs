@@ -18,14 +18,18 @@
 //! (first-play urgency).
 //!
 //! Nodes counted: every position evaluated. The move played is the root
-//! child visited most (its value breaks ties).
+//! child visited most (its value breaks ties); with `MultiSeat gumbel`
+//! the root's walks and the move played are Gumbel's ([`crate::gumbel`]).
 
+use crate::gumbel::{GumbelRoot, RootMove};
 use crate::tree::{walk_until_done, TreeSearch};
 use crate::vocabulary::{
-    threads, Budget, Evaluation, Info, Limits, Reporter, Score, SearchResult, Settings, Shared,
+    threads, Budget, Evaluation, Info, Limits, MultiSeat, Reporter, Score, SearchResult, Settings,
+    Shared,
 };
 use menagerie_rules::game::session::Session;
 use menagerie_rules::game::{Game, Outcome, MAX_SEATS};
+use menagerie_rules::rng::Rng;
 use std::sync::atomic::Ordering;
 
 /// PUCT's exploration constant, for values in [0, 1].
@@ -104,7 +108,11 @@ pub fn search<G: Game>(
             // One tree: the helper threads of Lazy SMP have nothing to share.
             Some(reporter) => {
                 let eval = Evaluation::new::<G>(settings.network.as_ref());
-                Tree::new(session, budget, eval).run(reporter)
+                let mut tree = Tree::new(session, budget, eval);
+                if settings.multi_seat == MultiSeat::Gumbel {
+                    tree.gumbel = Root::Due(Rng::new(settings.seed ^ session.position().hash()));
+                }
+                tree.run(reporter)
             }
             None => SearchResult::none(),
         },
@@ -125,6 +133,16 @@ struct Tree<'a, G: Game> {
     /// Children wait for their first walk to be evaluated (the network
     /// has a policy).
     lazy: bool,
+    gumbel: Root,
+}
+
+/// How the root picks its walks' moves.
+enum Root {
+    /// By PUCT, as every node.
+    Puct,
+    /// By Gumbel, once the root has grown (the draws' generator).
+    Due(Rng),
+    Gumbel(GumbelRoot),
 }
 
 impl<'a, G: Game> TreeSearch<'a> for Tree<'a, G> {
@@ -164,6 +182,7 @@ impl<'a, G: Game> Tree<'a, G> {
             policy_sums: Vec::with_capacity(64),
             policy: Vec::with_capacity(64),
             lazy: false,
+            gumbel: Root::Puct,
         };
         tree.lazy = matches!(&tree.eval, Evaluation::Learned(e) if e.has_policy());
         let root = tree.root.clone();
@@ -204,6 +223,10 @@ impl<'a, G: Game> Tree<'a, G> {
             return None;
         }
         let mover = self.root.side() as usize;
+        if let (0, Root::Gumbel(gumbel)) = (node, &self.gumbel) {
+            let fallback = n.mean(mover);
+            return Some(n.first_child as usize + gumbel.best(&self.root_moves(mover), fallback));
+        }
         n.range().max_by(|&a, &b| {
             let (a, b) = (&self.nodes[a], &self.nodes[b]);
             a.visits
@@ -290,10 +313,14 @@ impl<'a, G: Game> Tree<'a, G> {
                 };
                 match grown {
                     Some(None) => {}
-                    Some(Some(value)) => break value,
+                    Some(Some(value)) => {
+                        self.start_gumbel(node, position);
+                        break value;
+                    }
                     None if self.budget.aborted => return,
                     None => break self.nodes[node].first,
                 }
+                self.start_gumbel(node, position);
             }
             node = if position.is_chance() {
                 self.select_outcome(node)
@@ -448,9 +475,53 @@ impl<'a, G: Game> Tree<'a, G> {
             )
     }
 
-    /// PUCT on the mover's own chance.
+    /// Gumbel's draws for the root's moves, once the root has grown as a
+    /// player node (`MultiSeat gumbel`); the walks a node limit allows
+    /// are about one a node with a policy, else one per growth of a
+    /// node as wide as the root.
+    fn start_gumbel(&mut self, node: usize, position: &G) {
+        let Root::Due(rng) = &mut self.gumbel else {
+            return;
+        };
+        if node != 0 || position.is_chance() || !self.nodes[0].expanded {
+            return;
+        }
+        let n = &self.nodes[0];
+        let priors: Vec<f32> = self.nodes[n.range()].iter().map(|c| c.prior).collect();
+        let per_walk = if self.lazy {
+            1
+        } else {
+            1 + priors.len() as u64
+        };
+        let walks = self
+            .budget
+            .watch
+            .limits
+            .nodes
+            .map(|nodes| (nodes / per_walk).max(1));
+        self.gumbel = Root::Gumbel(GumbelRoot::new(&priors, rng, walks));
+    }
+
+    /// The root's moves as Gumbel's selection sees them.
+    fn root_moves(&self, mover: usize) -> Vec<RootMove> {
+        let n = &self.nodes[0];
+        self.nodes[n.range()]
+            .iter()
+            .map(|c| RootMove {
+                visits: c.visits,
+                mean: c.evaluated.then(|| c.mean(mover)),
+            })
+            .collect()
+    }
+
+    /// PUCT on the mover's own chance (Gumbel's choice at the root).
     fn select_move(&self, node: usize, mover: usize) -> usize {
         let n = &self.nodes[node];
+        if let (0, Root::Gumbel(gumbel)) = (node, &self.gumbel) {
+            let walk = u64::from(n.visits);
+            return n.first_child as usize
+                + gumbel.select(&self.root_moves(mover), n.mean(mover), walk);
+        }
         let root_visits = ((n.visits + 1) as f32).sqrt();
         let urgency = n.mean(mover);
         let puct = |i: usize| {

@@ -199,6 +199,11 @@ pub enum MultiSeat {
     /// network where there is one), max^n backups and the dice's
     /// expectation; no playouts.
     Puct,
+    /// PUCT with Gumbel's root (Danihelka et al. 2022): the root searches
+    /// the 16 moves a Gumbel sample of the priors ranks first, shares a
+    /// node limit out by sequential halving, and plays the best of the
+    /// most visited by prior, draw and value.
+    Gumbel,
     /// An opponent model: every other seat plays the greedy player's move
     /// (Skill 1 under the same `Seed`), and the search is an expectimax
     /// over the dice and the root's moves alone. Exact against greedy
@@ -207,13 +212,14 @@ pub enum MultiSeat {
 }
 
 impl MultiSeat {
-    pub const ALL: [MultiSeat; 7] = [
+    pub const ALL: [MultiSeat; 8] = [
         MultiSeat::Paranoid,
         MultiSeat::BestReply,
         MultiSeat::BestReplyPlus,
         MultiSeat::MaxN,
         MultiSeat::Mcts,
         MultiSeat::Puct,
+        MultiSeat::Gumbel,
         MultiSeat::Greedy,
     ];
 
@@ -226,6 +232,7 @@ impl MultiSeat {
             MultiSeat::MaxN => "maxn",
             MultiSeat::Mcts => "mcts",
             MultiSeat::Puct => "puct",
+            MultiSeat::Gumbel => "gumbel",
             MultiSeat::Greedy => "greedy",
         }
     }

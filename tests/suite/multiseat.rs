@@ -4,8 +4,8 @@
 
 use crate::common::{engine, errors, last_value, legal};
 
-const METHODS: [&str; 7] = [
-    "paranoid", "brs", "brs-plus", "maxn", "mcts", "puct", "greedy",
+const METHODS: [&str; 8] = [
+    "paranoid", "brs", "brs-plus", "maxn", "mcts", "puct", "gumbel", "greedy",
 ];
 
 #[test]
@@ -28,13 +28,13 @@ fn the_option_is_listed_and_bad_values_are_refused_with_the_choices() {
     assert_eq!(errs.len(), 2, "{out}");
     assert!(
         errs[0].contains(
-            "option MultiSeat needs one of paranoid|brs|brs-plus|maxn|mcts|puct|greedy, not 'minimax'"
+            "option MultiSeat needs one of paranoid|brs|brs-plus|maxn|mcts|puct|gumbel|greedy, not 'minimax'"
         ),
         "{out}"
     );
     assert!(
         errs[1].contains(
-            "option MultiSeat needs 'value <paranoid|brs|brs-plus|maxn|mcts|puct|greedy>'"
+            "option MultiSeat needs 'value <paranoid|brs|brs-plus|maxn|mcts|puct|gumbel|greedy>'"
         ),
         "{out}"
     );
