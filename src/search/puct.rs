@@ -21,7 +21,7 @@
 //! child visited most (its value breaks ties); with `MultiSeat gumbel`
 //! the root's walks and the move played are Gumbel's ([`crate::gumbel`]).
 
-use crate::gumbel::{GumbelRoot, RootMove};
+use crate::gumbel::{GumbelRoot, RootMove, PLAY_SCALE};
 use crate::tree::{walk_until_done, TreeSearch};
 use crate::vocabulary::{
     threads, Budget, Evaluation, Info, Limits, MultiSeat, Reporter, Score, SearchResult, Settings,
@@ -499,7 +499,7 @@ impl<'a, G: Game> Tree<'a, G> {
             .limits
             .nodes
             .map(|nodes| (nodes / per_walk).max(1));
-        self.gumbel = Root::Gumbel(GumbelRoot::new(&priors, rng, walks));
+        self.gumbel = Root::Gumbel(GumbelRoot::new(&priors, rng, PLAY_SCALE, walks));
     }
 
     /// The root's moves as Gumbel's selection sees them.

@@ -199,10 +199,10 @@ pub enum MultiSeat {
     /// network where there is one), max^n backups and the dice's
     /// expectation; no playouts.
     Puct,
-    /// PUCT with Gumbel's root (Danihelka et al. 2022): the root searches
-    /// the 16 moves a Gumbel sample of the priors ranks first, shares a
-    /// node limit out by sequential halving, and plays the best of the
-    /// most visited by prior, draw and value.
+    /// PUCT with Gumbel's root (Danihelka et al. 2022), played without its
+    /// draws: the root searches the 16 moves the priors rank first, shares
+    /// a node limit out by sequential halving, and plays the best of the
+    /// most visited by prior and value.
     Gumbel,
     /// An opponent model: every other seat plays the greedy player's move
     /// (Skill 1 under the same `Seed`), and the search is an expectimax
