@@ -4,7 +4,7 @@ which is kept only if it beats the best so far through the referee.
 
     tools/train/generations.py run DIR --game GAME [--rules "players=3"]
         [--generations K] [--start NET] [--games N] [--nodes N]
-        [--openings P] [--seed S] [--window W] [--train "ARGS"]
+        [--openings P] [--seed S] [--window W] [--train "ARGS"] [--from-best]
         [--gate-games N] [--gate-nodes N] [--gate-sprt "elo0=0 elo1=10 ..."]
         [--time-gate MS] [--referee-args "ARGS"] [--concurrency C]
     tools/train/generations.py curve DIR [--games N] [--nodes N]
@@ -16,7 +16,10 @@ which is kept only if it beats the best so far through the referee.
   2. `menagerie dataset` of it into DIR/gG.data;
   3. train.py on the data of the last W generations (the window, as
      AlphaZero trains on its recent games) into DIR/gG.nnue, with the
-     trainer's options --train (a policy head with --policy);
+     trainer's options --train (a policy head with --policy); with
+     --from-best it starts from the best network's weights (`--from`),
+     so each generation goes on training the last instead of starting
+     again;
   4. the gate: the referee plays gG against the best at --gate-nodes
      nodes a move (fixed work: the machine's load decides nothing) with
      an SPRT (--gate-sprt, by default elo0=0 elo1=10 alpha=0.05
@@ -72,7 +75,8 @@ class Run:
         self.path = self.folder / "generations.json"
         if self.path.exists():
             self.state = json.loads(self.path.read_text())
-            if self.state["settings"] != settings:
+            # A run of before --from-best existed trained from scratch.
+            if dict({"from_best": False}, **self.state["settings"]) != settings:
                 sys.exit(f"{self.path}: a run of other settings; use another folder")
         else:
             self.state = {"settings": settings, "best": settings["start"], "best_generation": 0, "generations": []}
@@ -141,8 +145,9 @@ def one_generation(s, run, g):
     network = folder / f"g{g}.nnue"
     if "train" not in steps:
         window = [folder / f"g{k}.data" for k in range(max(1, g - s["window"] + 1), g + 1)]
+        start = ["--from", best] if s["from_best"] else []
         run_command([s["python"], ROOT / "tools/train/train.py", *window, "--out", network, "--seed", seed,
-                     *shlex.split(s["train"])], folder / f"g{g}.log")
+                     *shlex.split(s["train"]), *start], folder / f"g{g}.log")
         steps["train"] = {"data": [p.name for p in window]}
         run.save()
     if "gate" not in steps:
@@ -165,7 +170,8 @@ def one_generation(s, run, g):
         run.save()
     kept = "becomes the best" if record["promoted"] else f"is not kept (best: generation {run.state['best_generation']})"
     gate = steps["gate"]
-    print(f"generation {g}: {gate['verdict'] or 'no verdict'} after {gate['games']} games "
+    decided = gate["verdict"] if gate["verdict"] in ("H0 accepted", "H1 accepted") else "no SPRT decision"
+    print(f"generation {g}: {decided} after {gate['games']} games "
           f"(score {gate['score']:.3f}, Elo {gate['elo'] or 0:.1f} +/- {gate['elo_margin'] or 0:.1f}); {kept}",
           flush=True)
 
@@ -175,6 +181,7 @@ def settings_of(a):
     return {
         "game": a.game, "rules": a.rules.split(), "start": start, "games": a.games, "nodes": a.nodes,
         "openings": str(a.openings), "seed": a.seed, "window": a.window, "train": a.train,
+        "from_best": a.from_best,
         "gate_games": str(a.gate_games), "gate_nodes": str(a.gate_nodes), "gate_sprt": a.gate_sprt,
         "time_gate": str(a.time_gate) if a.time_gate else "", "referee_args": a.referee_args,
     }
@@ -275,6 +282,7 @@ def main():
     r.add_argument("--seed", type=int, default=1)
     r.add_argument("--window", type=int, default=2)
     r.add_argument("--train", default="--epochs 8 --policy 1")
+    r.add_argument("--from-best", action="store_true")
     r.add_argument("--gate-games", type=int, default=2000)
     r.add_argument("--gate-nodes", type=int, default=2000)
     r.add_argument("--gate-sprt", default="elo0=0 elo1=10 alpha=0.05 beta=0.05")
