@@ -223,7 +223,7 @@ def curve(a):
             cells += [f"{v:.1f}" if v is not None else "" for v in (r["main"][0], r["main"][1])]
             cells += [f"{r['main'][3]:.4f}"]
             f.write(f"{r['generation']},{int(bool(r['promoted']))}," + ",".join(cells) + f",{r['start'][2]}\n")
-    (folder / "curve.svg").write_text(svg(rows, s["game"] + " " + " ".join(s["rules"])))
+    (folder / "curve.svg").write_text(svg(rows, " ".join([s["game"], *s["rules"]])))
 
 
 def shown(result):
@@ -236,7 +236,7 @@ def shown(result):
 def svg(rows, title):
     """Elo per generation against the start (blue) and main (red), with
     95% intervals as bars; generation 0 is the start, at 0."""
-    width, height, pad = 480, 300, 44
+    width, height, pad = 520, 300, 44
     # Generations whose Elo is unbounded (every game one way) are left out.
     points = [(0, (0.0, 0.0), (0.0, 0.0))] + [
         (r["generation"], r["start"][:2], r["main"][:2]) for r in rows if r["start"][0] is not None and r["main"][0] is not None
@@ -251,7 +251,8 @@ def svg(rows, title):
         return height / 2 - (height / 2 - pad) * elo / top
 
     parts = [f'<svg xmlns="http://www.w3.org/2000/svg" width="{width}" height="{height}" font-family="sans-serif" font-size="11">',
-             f'<text x="{pad}" y="16">Elo by generation, 95% intervals: against generation 0 (blue), against main (red); {title}</text>',
+             f'<text x="{pad}" y="16">{title}: Elo by generation, 95% intervals</text>',
+             f'<text x="{pad}" y="30">blue: against generation 0; red: against main (the built-in network)</text>',
              f'<line x1="{pad}" y1="{y(0):.1f}" x2="{width - pad}" y2="{y(0):.1f}" stroke="#999"/>',
              f'<text x="4" y="{y(top) + 4:.1f}">{top:+.0f}</text><text x="4" y="{y(-top) + 4:.1f}">{-top:+.0f}</text>']
     for index, colour, shift in ((1, "#1f5fbf", -3), (2, "#c0392b", 3)):
