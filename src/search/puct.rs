@@ -134,6 +134,9 @@ struct Tree<'a, G: Game> {
     /// has a policy).
     lazy: bool,
     gumbel: Root,
+    /// The root's moves as Gumbel sees them, refilled for each walk (a
+    /// reused list: the walk allocates nothing).
+    root_moves: Vec<RootMove>,
 }
 
 /// How the root picks its walks' moves.
@@ -183,6 +186,7 @@ impl<'a, G: Game> Tree<'a, G> {
             policy: Vec::with_capacity(64),
             lazy: false,
             gumbel: Root::Puct,
+            root_moves: Vec::new(),
         };
         tree.lazy = matches!(&tree.eval, Evaluation::Learned(e) if e.has_policy());
         let root = tree.root.clone();
@@ -225,7 +229,9 @@ impl<'a, G: Game> Tree<'a, G> {
         let mover = self.root.side() as usize;
         if let (0, Root::Gumbel(gumbel)) = (node, &self.gumbel) {
             let fallback = n.mean(mover);
-            return Some(n.first_child as usize + gumbel.best(&self.root_moves(mover), fallback));
+            let mut moves = Vec::new();
+            self.fill_root_moves(mover, &mut moves);
+            return Some(n.first_child as usize + gumbel.best(&moves, fallback));
         }
         n.range().max_by(|&a, &b| {
             let (a, b) = (&self.nodes[a], &self.nodes[b]);
@@ -502,26 +508,37 @@ impl<'a, G: Game> Tree<'a, G> {
         self.gumbel = Root::Gumbel(GumbelRoot::new(&priors, rng, PLAY_SCALE, walks));
     }
 
-    /// The root's moves as Gumbel's selection sees them.
-    fn root_moves(&self, mover: usize) -> Vec<RootMove> {
+    /// The root's moves as Gumbel's selection sees them, into `moves`.
+    fn fill_root_moves(&self, mover: usize, moves: &mut Vec<RootMove>) {
         let n = &self.nodes[0];
-        self.nodes[n.range()]
-            .iter()
-            .map(|c| RootMove {
-                visits: c.visits,
-                mean: c.evaluated.then(|| c.mean(mover)),
-            })
-            .collect()
+        moves.clear();
+        moves.extend(self.nodes[n.range()].iter().map(|c| RootMove {
+            visits: c.visits,
+            mean: c.evaluated.then(|| c.mean(mover)),
+        }));
     }
 
     /// PUCT on the mover's own chance (Gumbel's choice at the root).
-    fn select_move(&self, node: usize, mover: usize) -> usize {
-        let n = &self.nodes[node];
-        if let (0, Root::Gumbel(gumbel)) = (node, &self.gumbel) {
-            let walk = u64::from(n.visits);
-            return n.first_child as usize
-                + gumbel.select(&self.root_moves(mover), n.mean(mover), walk);
+    fn select_move(&mut self, node: usize, mover: usize) -> usize {
+        if node == 0 {
+            let mut moves = std::mem::take(&mut self.root_moves);
+            let chosen = match &self.gumbel {
+                Root::Gumbel(gumbel) => {
+                    self.fill_root_moves(mover, &mut moves);
+                    let n = &self.nodes[0];
+                    Some(
+                        n.first_child as usize
+                            + gumbel.select(&moves, n.mean(mover), u64::from(n.visits)),
+                    )
+                }
+                _ => None,
+            };
+            self.root_moves = moves;
+            if let Some(child) = chosen {
+                return child;
+            }
         }
+        let n = &self.nodes[node];
         let root_visits = ((n.visits + 1) as f32).sqrt();
         let urgency = n.mean(mover);
         let puct = |i: usize| {
