@@ -294,7 +294,9 @@ def test_sizes_and_limits_out_of_range_are_refused():
         state.search(nodes="many")
     assert state.history() == [] and state.search(nodes=1).best in state.legal_moves()
     # The named margin (python/README.md): depth 1 ends, then a look
-    # every 1,024 nodes and the unwinding after it: 2,048 a thread.
+    # after each iteration and every 1,024 nodes, and the unwinding after
+    # it: 2,048 a thread; nodes=1 is the first iteration alone.
+    assert state.search(nodes=1).nodes == state.search(depth=1).nodes
     for n in [1, 5000, 20000]:
         assert state.search(nodes=n).nodes <= max(n, state.search(depth=1).nodes) + 2048
 

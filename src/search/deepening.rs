@@ -144,7 +144,7 @@ pub fn iterate<'a, W: Deepening<'a>>(
             report(worker, reporter, depth, score, &pv);
             reported = true;
         }
-        if worker.budget().finished() {
+        if worker.budget().finished() || worker.budget().limit_reached() {
             break;
         }
         // A proven result: deeper iterations would only repeat it (an

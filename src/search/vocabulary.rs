@@ -307,7 +307,12 @@ pub struct Budget<'a> {
     pub watch: &'a Watch<'a>,
     /// Set by the main thread when it has finished: helpers stop too.
     done: &'a AtomicBool,
+    /// Nodes not yet added to the shared count (`flush` adds them).
     unflushed: u64,
+    /// Nodes since the last look at the limits, kept apart from
+    /// `unflushed`: a report flushes the count, and if that also reset the
+    /// looks, short iterations would never look at all.
+    since_check: u64,
     /// Set when the thread must unwind.
     pub aborted: bool,
     /// The main thread may only abort once an iteration has given a move.
@@ -321,6 +326,7 @@ impl<'a> Budget<'a> {
             watch,
             done,
             unflushed: 0,
+            since_check: 0,
             aborted: false,
             may_abort: id > 0,
         }
@@ -336,7 +342,9 @@ impl<'a> Budget<'a> {
     /// Counts a node; true when the search must unwind.
     pub fn tick(&mut self) -> bool {
         self.unflushed += 1;
-        if self.unflushed >= CHECK_EVERY {
+        self.since_check += 1;
+        if self.since_check >= CHECK_EVERY {
+            self.since_check = 0;
             self.flush();
             let stop = self.watch.must_stop() || (self.id > 0 && self.done.load(Ordering::Relaxed));
             if stop && self.may_abort {
@@ -349,6 +357,14 @@ impl<'a> Budget<'a> {
     /// Whether this thread should start no new iteration.
     pub fn finished(&self) -> bool {
         self.aborted || self.done.load(Ordering::Relaxed)
+    }
+
+    /// Whether a limit (nodes, the hard clock, `stop`) is reached now,
+    /// with this thread's nodes counted: looked at between iterations,
+    /// so that `nodes=1` ends after the first one.
+    pub fn limit_reached(&mut self) -> bool {
+        self.flush();
+        self.watch.must_stop()
     }
 }
 

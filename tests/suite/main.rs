@@ -22,6 +22,7 @@ mod live;
 mod multiseat;
 mod network;
 mod new_game;
+mod node_limit;
 mod os;
 mod paths;
 mod perft;

@@ -933,7 +933,7 @@ fn dataset_rescore_takes_results_from_the_tables_where_the_games_reach_them() {
     let out = engine(&[
         &table_path,
         &format!(
-            "selfplay am games=24 nodes=1 seed=9 out={}",
+            "selfplay am games=24 nodes=200 seed=9 out={}",
             selfplay.display()
         ),
         &format!("dataset {} out={}", selfplay.display(), plain.display()),
