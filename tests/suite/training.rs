@@ -193,3 +193,64 @@ fn generations_cut_with_all_their_processes_go_on_to_the_same_end() {
     assert!(!other.status.success());
     assert!(String::from_utf8_lossy(&other.stderr).contains("a run of other settings"));
 }
+
+/// Two drivers on one folder would write the same files at once: while
+/// one holds the folder (as a run does for its life), a `run` and a
+/// `curve` there are refused before they touch anything; once it is
+/// gone, the folder is free again. Needs only Python's standard library.
+#[test]
+fn a_folder_in_use_by_another_generations_run_is_refused() {
+    use std::io::{BufRead, BufReader};
+
+    let dir = temp_path("training", "generations-held");
+    let _ = std::fs::remove_dir_all(&dir);
+    std::fs::create_dir_all(&dir).unwrap();
+    let lock = dir.join("generations.lock");
+    // Another driver: a process holding the folder's lock until killed.
+    let holder_code = format!(
+        "import fcntl, sys, time\nf = open({:?}, 'a')\nfcntl.flock(f, fcntl.LOCK_EX)\nprint('held', flush=True)\ntime.sleep(600)\n",
+        lock.display().to_string()
+    );
+    let mut holder = Command::new("python3")
+        .args(["-c", &holder_code])
+        .stdout(Stdio::piped())
+        .spawn()
+        .unwrap();
+    let mut said = String::new();
+    BufReader::new(holder.stdout.take().unwrap())
+        .read_line(&mut said)
+        .unwrap();
+    assert_eq!(said.trim(), "held");
+
+    let run = generations(&dir).output().unwrap();
+    let script = Path::new(env!("CARGO_MANIFEST_DIR")).join("tools/train/generations.py");
+    let curve = Command::new("python3")
+        .arg(&script)
+        .args(["curve".as_ref(), dir.as_os_str()])
+        .output()
+        .unwrap();
+    for refused in [&run, &curve] {
+        assert!(!refused.status.success());
+        let error = String::from_utf8_lossy(&refused.stderr);
+        assert!(
+            error.contains("in use by another run of generations.py"),
+            "{error}"
+        );
+    }
+    assert!(
+        !dir.join("generations.json").exists(),
+        "a refused run wrote its state"
+    );
+
+    holder.kill().unwrap();
+    holder.wait().unwrap();
+    // Free again: `curve` now gets past the lock to the missing run.
+    let curve = Command::new("python3")
+        .arg(&script)
+        .args(["curve".as_ref(), dir.as_os_str()])
+        .output()
+        .unwrap();
+    let error = String::from_utf8_lossy(&curve.stderr);
+    assert!(!error.contains("in use"), "{error}");
+    assert!(error.contains("generations.json"), "{error}");
+}

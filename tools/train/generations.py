@@ -28,6 +28,9 @@ which is kept only if it beats the best so far through the referee.
      (elo0=-10 elo1=0). gG becomes the best only if every gate accepts
      H1; an SPRT still undecided at its last game keeps the best.
 
+One driver at a time works in a folder: a second `run` or `curve` on
+it is refused while the first lives (DIR/generations.lock).
+
 Every step is resumable: self-play and the referee resume their own
 files, the trainer its checkpoint, and DIR/generations.json records the
 settings and each finished step, so a run cut at any moment and started
@@ -41,6 +44,7 @@ start) and against the built-in network (main's), --games games at
 generation with its 95% interval.
 """
 import argparse
+import fcntl
 import json
 import os
 import shlex
@@ -63,6 +67,20 @@ def builtin_network(game, rules):
     if game not in BUILTIN:
         sys.exit(f"{game}: no built-in network to start from (give --start)")
     return ROOT / "src/nnue/nets" / BUILTIN[game]
+
+
+def hold_folder(folder):
+    """Takes DIR/generations.lock for the life of this process, so that
+    two drivers never write one folder's files at once (the second is
+    refused); the kernel lets go when the process ends, however it ends."""
+    Path(folder).mkdir(parents=True, exist_ok=True)
+    lock = open(Path(folder) / "generations.lock", "a")
+    try:
+        fcntl.flock(lock, fcntl.LOCK_EX | fcntl.LOCK_NB)
+    except BlockingIOError:
+        sys.exit(f"{folder}: in use by another run of generations.py (generations.lock is held); "
+                 "wait for it to end or use another folder")
+    return lock
 
 
 class Run:
@@ -299,6 +317,7 @@ def main():
         p.add_argument("--referee", default=str(ROOT / "target/release/referee"))
         p.add_argument("--python", default=str(ROOT / "target/train-venv/bin/python"))
     a = parser.parse_args()
+    held = hold_folder(a.dir)  # noqa: F841 (kept open until the process ends)
     if a.command == "curve":
         curve(a)
         return
