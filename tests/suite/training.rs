@@ -95,6 +95,16 @@ fn a_training_run_cut_mid_way_resumes_to_the_same_network() {
         said.contains("a checkpoint of other options or data"),
         "{said}"
     );
+
+    // An --out in a folder that is not there is said at once, before an
+    // epoch's work (its checkpoint could not be written after it).
+    let nowhere = temp_path("training", "no-such-folder").join("net.nnue");
+    let _ = std::fs::remove_dir_all(nowhere.parent().unwrap());
+    let refused = train(&data, &nowhere, &OPTIONS).output().unwrap();
+    let said = String::from_utf8_lossy(&refused.stderr);
+    assert!(!refused.status.success());
+    assert!(said.contains("no folder"), "{said}");
+    assert!(!String::from_utf8_lossy(&refused.stdout).contains("epoch"));
 }
 
 /// The generation driver's command line with tiny settings: two

@@ -222,6 +222,11 @@ def main():
     parser.add_argument("--policy-only", action="store_true", help="with --from and --policy: train the policy head alone")
     parser.add_argument("--check", type=int, default=64)
     args = parser.parse_args()
+    # The network and its checkpoints are written beside --out: a folder
+    # that is missing is said now, not after the first epoch's work.
+    folder = Path(args.out).resolve().parent
+    if not folder.is_dir():
+        sys.exit(f"--out {args.out}: no folder {folder} to write it in")
 
     # Imported here so that --help works without JAX.
     import jax
