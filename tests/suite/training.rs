@@ -158,6 +158,13 @@ fn generations_cut_with_all_their_processes_go_on_to_the_same_end() {
     assert!(out.status.success(), "{said}");
     assert!(said.contains("generation 2: "), "{said}");
     let ended = generations_of(&whole);
+    // The start is the run's own copy, under the built-in network's
+    // name, so that a later built-in network changes nothing of it.
+    let root = Path::new(env!("CARGO_MANIFEST_DIR"));
+    assert_eq!(
+        std::fs::read(whole.join("g0/safari-dual.nnue")).unwrap(),
+        std::fs::read(root.join("src/nnue/nets/safari-dual.nnue")).unwrap()
+    );
     for g in 0..2 {
         let gate = &ended[g]["steps"]["gate"];
         assert!(gate["games"].as_u64().unwrap() >= 1, "{ended}");

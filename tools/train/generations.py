@@ -12,7 +12,8 @@ which is kept only if it beats the best so far through the referee.
 `run` makes generations 1 to K in DIR. Generation g:
   1. self-play: `menagerie selfplay GAME games=N nodes=N network=BEST`
      into DIR/gG.bin, every seat searching with the best network so far
-     (generation 0 is --start, by default the game's built-in network);
+     (generation 0 is --start, by default the game's built-in network,
+     copied into DIR/g0/ when the run begins);
   2. `menagerie dataset` of it into DIR/gG.data;
   3. train.py on the data of the last W generations (the window, as
      AlphaZero trains on its recent games) into DIR/gG.nnue, with the
@@ -48,6 +49,7 @@ import fcntl
 import json
 import os
 import shlex
+import shutil
 import subprocess
 import sys
 from pathlib import Path
@@ -67,6 +69,24 @@ def builtin_network(game, rules):
     if game not in BUILTIN:
         sys.exit(f"{game}: no built-in network to start from (give --start)")
     return ROOT / "src/nnue/nets" / BUILTIN[game]
+
+
+def in_folder(folder, path):
+    """A network's path as the state keeps it: relative to the run's
+    folder when it lies inside, so that the run resumes from any working
+    directory and its state does not name where the folder is."""
+    try:
+        return str(Path(path).resolve().relative_to(Path(folder).resolve()))
+    except ValueError:
+        return str(Path(path).resolve())
+
+
+def resolved(folder, text):
+    """The path of a network the state names: inside the folder if it is
+    there (states written before paths were kept relative named them as
+    given, from the directory the run was started in)."""
+    inside = Path(folder) / text
+    return inside if not Path(text).is_absolute() and inside.exists() else Path(text)
 
 
 def hold_folder(folder):
@@ -97,8 +117,25 @@ class Run:
             if dict({"from_best": False}, **self.state["settings"]) != settings:
                 sys.exit(f"{self.path}: a run of other settings; use another folder")
         else:
-            self.state = {"settings": settings, "best": settings["start"], "best_generation": 0, "generations": []}
+            start = self.keep_start(Path(settings["start"]))
+            self.state = {"settings": settings, "start_copy": start, "best": start, "best_generation": 0,
+                          "generations": []}
             self.save()
+
+    def keep_start(self, start):
+        """Copies the start network into DIR/g0/ under its own name (the
+        name the trainer writes into a network's note): the run then never
+        depends on a file outside it, such as the built-in network that a
+        later commit replaces."""
+        if not start.is_file():
+            sys.exit(f"--start {start}: no such network file")
+        folder = self.folder / "g0"
+        folder.mkdir(exist_ok=True)
+        kept = folder / start.name
+        temporary = kept.with_suffix(".tmp")
+        shutil.copyfile(start, temporary)
+        os.replace(temporary, kept)
+        return in_folder(self.folder, kept)
 
     def save(self):
         temporary = self.path.with_suffix(".json.tmp")
@@ -147,13 +184,13 @@ def verdict(results):
 def one_generation(s, run, g):
     folder, record = run.folder, run.generation(g)
     steps, seed = record["steps"], s["seed"] + g
-    best = run.state["best"]
+    best = resolved(folder, run.state["best"])
     games = folder / f"g{g}.bin"
     if "selfplay" not in steps:
         run_command([s["engine"], "selfplay", s["game"], *s["rules"], f"games={s['games']}", f"nodes={s['nodes']}",
                      f"openings={s['openings']}", f"seed={seed}", f"network={best}", f"out={games}"],
                     folder / f"g{g}.log")
-        steps["selfplay"] = {"network": best}
+        steps["selfplay"] = {"network": in_folder(folder, best)}
         run.save()
     data = folder / f"g{g}.data"
     if "dataset" not in steps:
@@ -184,7 +221,7 @@ def one_generation(s, run, g):
     if "promoted" not in record:
         record["promoted"] = passed
         if passed:
-            run.state["best"], run.state["best_generation"] = str(network), g
+            run.state["best"], run.state["best_generation"] = in_folder(folder, network), g
         run.save()
     kept = "becomes the best" if record["promoted"] else f"is not kept (best: generation {run.state['best_generation']})"
     gate = steps["gate"]
@@ -223,8 +260,11 @@ def curve(a):
         if not network.exists():
             continue
         row = {"generation": g, "promoted": run["generations"][g - 1].get("promoted")}
-        for label, other in (("start", s["start"]), ("main", builtin)):
-            if label == "main" and other == s["start"]:
+        # The run's own copy of its start (runs made before the copy was
+        # kept name the file they started from).
+        start = resolved(folder, run.get("start_copy", s["start"]))
+        for label, other in (("start", start), ("main", builtin)):
+            if label == "main" and Path(other).read_bytes() == Path(start).read_bytes():
                 row["main"] = row["start"]
                 continue
             res = match(s, folder, f"g{g}-vs-{label}", network, other, ["--nodes", str(a.nodes)], str(a.games), "",
