@@ -18,7 +18,9 @@
 #      slice and its mirror, each leaving its record);
 #   6. self-play data as a job array of shards joined after: the joined
 #      file must equal one whole run's on this machine, and so must a
-#      second run (which resumes every finished shard);
+#      second run (which resumes every finished shard); and one
+#      generation of tools/train/generations.py with --slurm-shards,
+#      whose self-play must equal a local run of its line;
 #   7. a proof search split by its first moves as a job array, merged
 #      after: the merged certificate must equal a local split run's and
 #      pass the independent checker, and a second run must resume every
@@ -173,6 +175,25 @@ for attempt in 1 2; do
 done
 grep -q "resuming after" "$work/selfplay/slurm/shard-1.log" || fail "the second run did not resume its shards"
 echo "slurm ci: ok: self-play data played by shard on the cluster, joined and resumed, equal to a local run"
+
+# 6b. A generation of the self-play loop (tools/train/generations.py)
+# whose self-play runs on the cluster: the same games as a local run of
+# its line, the trainer and the gate after them (JAX, from .ci/run's
+# target/train-venv).
+python=target/train-venv/bin/python
+[ -x "$python" ] || fail "no $python: the loop's trainer needs JAX (.ci/run installs it)"
+"$python" tools/train/generations.py run "$work/generations" --game safari-dual --generations 1 \
+    --games 12 --nodes 100 --openings 2 --seed 40 --gate-games 4 --gate-nodes 100 --concurrency 1 \
+    --train "--epochs 1 --hidden 16 --batch 128 --policy 1" --slurm-shards 3 \
+    --python "$python" --engine "$B/menagerie" --referee "$B/referee" > "$work/generations.out" 2>&1 \
+    || { cat "$work/generations.out" "$work"/generations/g1-slurm3/slurm/*.log; fail "the loop's generation on the cluster failed"; }
+[ -e "$work/generations/g1-slurm3/data.bin.3" ] || fail "the loop's self-play did not run as 3 shards"
+"$B/menagerie" selfplay safari-dual games=12 nodes=100 openings=2 seed=41 \
+    "network=$work/generations/g0/safari-dual.nnue" "out=$work/generations-local.bin" > /dev/null
+cmp "$work/generations-local.bin" "$work/generations/g1.bin" \
+    || fail "the loop's self-play on the cluster differs from a local run of its line"
+grep -q "generation 1: " "$work/generations.out" || fail "the loop's generation did not reach its gate"
+echo "slurm ci: ok: a generation of the self-play loop with its self-play on the cluster, equal to a local run"
 
 # 7. A proof split by the first move on the cluster, merged, checked.
 split=(--position "fen 8/2B1W1W2/8 b 0" --depth 1 --nodes 3000000)

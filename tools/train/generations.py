@@ -7,6 +7,7 @@ which is kept only if it beats the best so far through the referee.
         [--openings P] [--seed S] [--window W] [--train "ARGS"] [--from-best]
         [--gate-games N] [--gate-nodes N] [--gate-sprt "elo0=0 elo1=10 ..."]
         [--time-gate MS] [--referee-args "ARGS"] [--concurrency C]
+        [--slurm-shards N [--slurm-args "ARGS"]]
     tools/train/generations.py curve DIR [--games N] [--nodes N]
 
 `run` makes generations 1 to K in DIR. Generation g:
@@ -31,6 +32,11 @@ which is kept only if it beats the best so far through the referee.
 
 One driver at a time works in a folder: a second `run` or `curve` on
 it is refused while the first lives (DIR/generations.lock).
+
+With --slurm-shards N each generation's self-play runs on a Slurm
+cluster as a job array of N shards (tools/slurm/selfplay.sh, given
+--slurm-args such as "--partition P --time-limit S"), joined into the
+same gG.bin a local run writes; the rest runs where the driver runs.
 
 Every step is resumable: self-play and the referee resume their own
 files, the trainer its checkpoint, and DIR/generations.json records the
@@ -181,15 +187,30 @@ def verdict(results):
             "elo_margin": results.get("elo_margin"), "llr": sprt.get("llr"), "verdict": sprt.get("verdict")}
 
 
+def selfplay_on_slurm(s, folder, g, words, games):
+    """The generation's self-play as a Slurm job array of
+    --slurm-shards tasks (tools/slurm/selfplay.sh, which resumes its
+    shards), joined into the file one local run writes. Each shard count
+    has its own folder: shards of another count slice other games."""
+    shards = s["slurm_shards"]
+    work = folder / f"g{g}-slurm{shards}"
+    run_command([ROOT / "tools/slurm/selfplay.sh", "--dir", work, "--shards", shards, "--engine", s["engine"],
+                 *shlex.split(s["slurm_args"]), "--wait", "--", *words], folder / f"g{g}.log")
+    os.replace(work / "data.bin", games)
+
+
 def one_generation(s, run, g):
     folder, record = run.folder, run.generation(g)
     steps, seed = record["steps"], s["seed"] + g
     best = resolved(folder, run.state["best"])
     games = folder / f"g{g}.bin"
     if "selfplay" not in steps:
-        run_command([s["engine"], "selfplay", s["game"], *s["rules"], f"games={s['games']}", f"nodes={s['nodes']}",
-                     f"openings={s['openings']}", f"seed={seed}", f"network={best}", f"out={games}"],
-                    folder / f"g{g}.log")
+        words = [s["game"], *s["rules"], f"games={s['games']}", f"nodes={s['nodes']}", f"openings={s['openings']}",
+                 f"seed={seed}", f"network={Path(best).resolve()}"]
+        if s["slurm_shards"]:
+            selfplay_on_slurm(s, folder, g, words, games)
+        else:
+            run_command([s["engine"], "selfplay", *words, f"out={games}"], folder / f"g{g}.log")
         steps["selfplay"] = {"network": in_folder(folder, best)}
         run.save()
     data = folder / f"g{g}.data"
@@ -246,6 +267,7 @@ def tools_of(a):
     """The programs and the games at once: how the run is made here,
     not what it makes (a run may go on with another clone's builds)."""
     return {"concurrency": str(a.concurrency), "engine": str(Path(a.engine).resolve()),
+            "slurm_shards": getattr(a, "slurm_shards", 0), "slurm_args": getattr(a, "slurm_args", ""),
             "referee": str(Path(a.referee).resolve()), "python": a.python}
 
 
@@ -347,6 +369,8 @@ def main():
     r.add_argument("--gate-sprt", default="elo0=0 elo1=10 alpha=0.05 beta=0.05")
     r.add_argument("--time-gate", type=int, default=0)
     r.add_argument("--referee-args", default="")
+    r.add_argument("--slurm-shards", type=int, default=0)
+    r.add_argument("--slurm-args", default="")
     c = sub.add_parser("curve")
     c.add_argument("dir")
     c.add_argument("--games", type=int, default=400)
