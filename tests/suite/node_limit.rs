@@ -47,9 +47,16 @@ const MARGIN: u64 = 2048;
 /// Runs one `go` on a fresh engine (an empty hash table) and returns the
 /// last `info` line's node count, after checking the move is legal.
 fn searched(setup: &str, position: &str, method: Option<&str>, go: &str) -> u64 {
+    searched_on(1, setup, position, method, go)
+}
+
+/// `searched` with `threads` search threads.
+fn searched_on(threads: u64, setup: &str, position: &str, method: Option<&str>, go: &str) -> u64 {
     let method = format!("setoption name MultiSeat value {}", method.unwrap_or("brs"));
+    let threads = format!("setoption name Threads value {threads}");
     let out = engine(&[
         "setoption name UseTables value false",
+        &threads,
         &method,
         setup,
         position,
@@ -103,6 +110,29 @@ fn no_search_passes_its_node_limit_by_more_than_the_margin() {
             assert!(
                 nodes <= limit.max(first) + MARGIN,
                 "{setup} {method:?}: go nodes {limit} searched {nodes} (depth 1: {first})"
+            );
+        }
+    }
+}
+
+/// With several threads each looks at the shared count every 1,024 of
+/// its own nodes and may hold up to 1,023 it has not added yet: past a
+/// limit well beyond the first iteration, at most 2,048 a thread more.
+#[test]
+fn threads_together_pass_the_limit_by_at_most_the_margin_each() {
+    const THREADS: u64 = 4;
+    for (setup, position, method) in POSITIONS {
+        for limit in [3000u64, 20_000] {
+            let nodes = searched_on(
+                THREADS,
+                setup,
+                position,
+                method,
+                &format!("go nodes {limit}"),
+            );
+            assert!(
+                nodes <= limit + MARGIN * THREADS,
+                "{setup} {method:?}: go nodes {limit} on {THREADS} threads searched {nodes}"
             );
         }
     }
