@@ -276,17 +276,18 @@ def curve(a):
     s = dict(run["settings"], **tools_of(a))
     folder = Path(a.dir)
     builtin = str(builtin_network(s["game"], s["rules"]))
+    # The run's own copy of its start (runs made before the copy was kept
+    # name the file they started from).
+    start = resolved(folder, run.get("start_copy", s["start"]))
+    start_is_main = Path(start).read_bytes() == Path(builtin).read_bytes()
     rows = []
     for g in range(1, len(run["generations"]) + 1):
         network = folder / f"g{g}.nnue"
         if not network.exists():
             continue
         row = {"generation": g, "promoted": run["generations"][g - 1].get("promoted")}
-        # The run's own copy of its start (runs made before the copy was
-        # kept name the file they started from).
-        start = resolved(folder, run.get("start_copy", s["start"]))
         for label, other in (("start", start), ("main", builtin)):
-            if label == "main" and Path(other).read_bytes() == Path(start).read_bytes():
+            if label == "main" and start_is_main:
                 row["main"] = row["start"]
                 continue
             res = match(s, folder, f"g{g}-vs-{label}", network, other, ["--nodes", str(a.nodes)], str(a.games), "",
