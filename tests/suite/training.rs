@@ -211,6 +211,88 @@ fn generations_cut_with_all_their_processes_go_on_to_the_same_end() {
     assert!(String::from_utf8_lossy(&other.stderr).contains("a run of other settings"));
 }
 
+/// One generation of Kilkenny Cats whose network serves 3 and 4 seats
+/// (`--also-rules`): 20 self-play games of each, the trainer on both
+/// (from the start's weights, at a rate too small to move them much),
+/// and gates under `sprt` at 100 nodes.
+fn two_ruleset_generation(dir: &Path, sprt: &str) -> Command {
+    let mut command = Command::new(python());
+    command
+        .arg(Path::new(env!("CARGO_MANIFEST_DIR")).join("tools/train/generations.py"))
+        .args(["run".as_ref(), dir.as_os_str()])
+        .args(["--game", "kilkenny-cats", "--rules", "players=3"])
+        .args(["--also-rules", "players=4", "--generations", "1"])
+        .args(["--games", "20", "--nodes", "100", "--openings", "2"])
+        .args([
+            "--gate-games",
+            "40",
+            "--gate-nodes",
+            "100",
+            "--concurrency",
+            "1",
+        ])
+        .args([
+            "--train",
+            "--epochs 1 --batch 128 --lr 0.000001",
+            "--from-best",
+        ])
+        .args(["--gate-sprt", sprt, "--python", &python()])
+        .arg("--engine")
+        .arg(env!("CARGO_BIN_EXE_menagerie"))
+        .arg("--referee")
+        .arg(env!("CARGO_BIN_EXE_referee"));
+    command
+}
+
+/// A network that serves two rulesets is made from both rulesets' games
+/// and must pass its gate in each to become the best; the first gate it
+/// fails ends its gates.
+#[test]
+#[ignore = "needs JAX (.ci/run installs it in target/train-venv)"]
+fn a_network_for_two_rulesets_plays_and_passes_the_gates_of_both() {
+    // A bar every network near the start clears (it need only score
+    // above 15%): both gates are played, and both pass.
+    let cleared = temp_path("training", "generations-two-rulesets");
+    let out = two_ruleset_generation(&cleared, "elo0=-400 elo1=-300 alpha=0.05 beta=0.05")
+        .output()
+        .unwrap();
+    let said = String::from_utf8_lossy(&out.stdout);
+    assert!(out.status.success(), "{said}");
+    let generation = &generations_of(&cleared)[0];
+    let steps = &generation["steps"];
+    assert_eq!(
+        steps["train"]["data"],
+        serde_json::json!(["g1.data", "g1-r1.data"]),
+        "{generation}"
+    );
+    for gate in ["gate", "gate-r1"] {
+        assert_eq!(steps[gate]["verdict"], "H1 accepted", "{generation}");
+    }
+    assert_eq!(generation["promoted"], true, "{generation}");
+    // Each ruleset's games are its own: four seats' records name them.
+    let three = std::fs::read_to_string(cleared.join("g1-gate.txt")).unwrap();
+    let four = std::fs::read_to_string(cleared.join("g1-gate-r1.txt")).unwrap();
+    assert!(three.contains("players=3") && !three.contains("players=4"));
+    assert!(four.contains("players=4"), "{four}");
+    assert!(
+        said.contains("generation 1 (players=4): H1 accepted"),
+        "{said}"
+    );
+
+    // A bar no network near the start clears: the first gate fails, and
+    // the second is never played.
+    let failed = temp_path("training", "generations-two-rulesets-failed");
+    let out = two_ruleset_generation(&failed, "elo0=300 elo1=400 alpha=0.05 beta=0.05")
+        .output()
+        .unwrap();
+    assert!(out.status.success());
+    let generation = &generations_of(&failed)[0];
+    assert_eq!(generation["steps"]["gate"]["verdict"], "H0 accepted");
+    assert!(generation["steps"].get("gate-r1").is_none(), "{generation}");
+    assert!(!failed.join("g1-gate-r1.txt").exists());
+    assert_eq!(generation["promoted"], false);
+}
+
 /// Two drivers on one folder would write the same files at once: while
 /// one holds the folder (as a run does for its life), a `run` and a
 /// `curve` there are refused before they touch anything; once it is

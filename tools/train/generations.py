@@ -3,6 +3,7 @@
 which is kept only if it beats the best so far through the referee.
 
     tools/train/generations.py run DIR --game GAME [--rules "players=3"]
+        [--also-rules "players=4" ...]
         [--generations K] [--start NET] [--games N] [--nodes N]
         [--openings P] [--seed S] [--window W] [--train "ARGS"] [--from-best]
         [--gate-games N] [--gate-nodes N] [--gate-sprt "elo0=0 elo1=10 ..."]
@@ -30,6 +31,13 @@ which is kept only if it beats the best so far through the referee.
      (elo0=-10 elo1=0). gG becomes the best only if every gate accepts
      H1; an SPRT still undecided at its last game keeps the best.
 
+With --also-rules R (repeatable) every generation serves more than one
+ruleset with one network (Kilkenny Cats' 3- and 4-seat network): each
+ruleset plays its own --games self-play games (DIR/gG.bin for --rules,
+DIR/gG-rI.bin for the I-th --also-rules), the trainer takes all of them,
+and the network must pass every gate in every ruleset, in turn, to
+become the best (the first that fails ends the generation's gates).
+
 One driver at a time works in a folder: a second `run` or `curve` on
 it is refused while the first lives (DIR/generations.lock).
 
@@ -48,7 +56,7 @@ are S + g, so the whole run is reproducible.
 `curve` plays each generation's network against generation 0 (the
 start) and against the built-in network (main's), --games games at
 --nodes nodes, and writes DIR/curve.csv and DIR/curve.svg: Elo per
-generation with its 95% interval.
+generation with its 95% interval (DIR/curve-rI.* for each --also-rules).
 """
 import argparse
 import fcntl
@@ -120,7 +128,7 @@ class Run:
         if self.path.exists():
             self.state = json.loads(self.path.read_text())
             # A run of before --from-best existed trained from scratch.
-            if dict({"from_best": False}, **self.state["settings"]) != settings:
+            if dict({"from_best": False, "also_rules": []}, **self.state["settings"]) != settings:
                 sys.exit(f"{self.path}: a run of other settings; use another folder")
         else:
             start = self.keep_start(Path(settings["start"]))
@@ -164,13 +172,19 @@ def run_command(args, log):
         sys.exit(f"{args[0]} failed with status {done.returncode}: see {log}")
 
 
-def match(s, folder, name, first, second, limit, games, sprt, seed):
-    """A referee match of network `first` against `second`, resumable
-    from its record; its JSON results."""
+def rulesets(s):
+    """Each ruleset the run serves, with the suffix its files and steps
+    carry: "" for --rules, "-rI" for the I-th --also-rules."""
+    return [("", s["rules"])] + [(f"-r{i}", rules) for i, rules in enumerate(s.get("also_rules", []), 1)]
+
+
+def match(s, folder, name, first, second, limit, games, sprt, seed, rules):
+    """A referee match of network `first` against `second` under
+    `rules`, resumable from its record; its JSON results."""
     record, results = folder / f"{name}.txt", folder / f"{name}.json"
     args = [s["referee"], "--engine", s["engine"], f"name={Path(first).stem}", f"option.EvalFile={first}",
             "--engine", s["engine"], f"name={Path(second).stem}-best", f"option.EvalFile={second}",
-            "--game", s["game"], *s["rules"], *limit, "--games", games, "--seed", seed,
+            "--game", s["game"], *rules, *limit, "--games", games, "--seed", seed,
             "--random-openings", s["openings"], "--concurrency", s["concurrency"], "--quiet",
             "--record", record, "--json", results, *shlex.split(s["referee_args"])]
     if sprt:
@@ -187,13 +201,13 @@ def verdict(results):
             "elo_margin": results.get("elo_margin"), "llr": sprt.get("llr"), "verdict": sprt.get("verdict")}
 
 
-def selfplay_on_slurm(s, folder, g, words, games):
+def selfplay_on_slurm(s, folder, g, words, games, suffix):
     """The generation's self-play as a Slurm job array of
     --slurm-shards tasks (tools/slurm/selfplay.sh, which resumes its
     shards), joined into the file one local run writes. Each shard count
     has its own folder: shards of another count slice other games."""
     shards = s["slurm_shards"]
-    work = folder / f"g{g}-slurm{shards}"
+    work = folder / f"g{g}{suffix}-slurm{shards}"
     run_command([ROOT / "tools/slurm/selfplay.sh", "--dir", work, "--shards", shards, "--engine", s["engine"],
                  *shlex.split(s["slurm_args"]), "--wait", "--", *words], folder / f"g{g}.log")
     os.replace(work / "data.bin", games)
@@ -203,59 +217,73 @@ def one_generation(s, run, g):
     folder, record = run.folder, run.generation(g)
     steps, seed = record["steps"], s["seed"] + g
     best = resolved(folder, run.state["best"])
-    games = folder / f"g{g}.bin"
-    if "selfplay" not in steps:
-        words = [s["game"], *s["rules"], f"games={s['games']}", f"nodes={s['nodes']}", f"openings={s['openings']}",
-                 f"seed={seed}", f"network={Path(best).resolve()}"]
-        if s["slurm_shards"]:
-            selfplay_on_slurm(s, folder, g, words, games)
-        else:
-            run_command([s["engine"], "selfplay", *words, f"out={games}"], folder / f"g{g}.log")
-        steps["selfplay"] = {"network": in_folder(folder, best)}
-        run.save()
-    data = folder / f"g{g}.data"
-    if "dataset" not in steps:
-        run_command([s["engine"], "dataset", games, f"out={data}"], folder / f"g{g}.log")
-        steps["dataset"] = True
-        run.save()
+    for suffix, rules in rulesets(s):
+        games, data = folder / f"g{g}{suffix}.bin", folder / f"g{g}{suffix}.data"
+        if "selfplay" + suffix not in steps:
+            words = [s["game"], *rules, f"games={s['games']}", f"nodes={s['nodes']}", f"openings={s['openings']}",
+                     f"seed={seed}", f"network={Path(best).resolve()}"]
+            if s["slurm_shards"]:
+                selfplay_on_slurm(s, folder, g, words, games, suffix)
+            else:
+                run_command([s["engine"], "selfplay", *words, f"out={games}"], folder / f"g{g}.log")
+            steps["selfplay" + suffix] = {"network": in_folder(folder, best)}
+            run.save()
+        if "dataset" + suffix not in steps:
+            run_command([s["engine"], "dataset", games, f"out={data}"], folder / f"g{g}.log")
+            steps["dataset" + suffix] = True
+            run.save()
     network = folder / f"g{g}.nnue"
     if "train" not in steps:
-        window = [folder / f"g{k}.data" for k in range(max(1, g - s["window"] + 1), g + 1)]
+        window = [folder / f"g{k}{suffix}.data" for k in range(max(1, g - s["window"] + 1), g + 1)
+                  for suffix, _ in rulesets(s)]
         start = ["--from", best] if s["from_best"] else []
         run_command([s["python"], ROOT / "tools/train/train.py", *window, "--out", network, "--seed", seed,
                      *shlex.split(s["train"]), *start], folder / f"g{g}.log")
         steps["train"] = {"data": [p.name for p in window]}
         run.save()
-    if "gate" not in steps:
-        results = match(s, folder, f"g{g}-gate", network, best, ["--nodes", s["gate_nodes"]],
-                        s["gate_games"], s["gate_sprt"], seed)
-        steps["gate"] = verdict(results)
-        run.save()
-    passed = steps["gate"]["verdict"] == "H1 accepted"
-    if passed and s["time_gate"] and "time_gate" not in steps:
-        results = match(s, folder, f"g{g}-time", network, best, ["--movetime", s["time_gate"]],
-                        s["gate_games"], "elo0=-10 elo1=0 alpha=0.05 beta=0.05", seed)
-        steps["time_gate"] = verdict(results)
-        run.save()
-    if s["time_gate"] and passed:
-        passed = steps["time_gate"]["verdict"] == "H1 accepted"
+    passed = all(gates_passed(s, run, g, network, best, suffix, rules) for suffix, rules in rulesets(s))
     if "promoted" not in record:
         record["promoted"] = passed
         if passed:
             run.state["best"], run.state["best_generation"] = in_folder(folder, network), g
         run.save()
     kept = "becomes the best" if record["promoted"] else f"is not kept (best: generation {run.state['best_generation']})"
-    gate = steps["gate"]
-    decided = gate["verdict"] if gate["verdict"] in ("H0 accepted", "H1 accepted") else "no SPRT decision"
-    print(f"generation {g}: {decided} after {gate['games']} games "
-          f"(score {gate['score']:.3f}, Elo {gate['elo'] or 0:.1f} +/- {gate['elo_margin'] or 0:.1f}); {kept}",
-          flush=True)
+    for suffix, rules in rulesets(s):
+        gate = steps.get("gate" + suffix)
+        if gate is None:
+            continue
+        decided = gate["verdict"] if gate["verdict"] in ("H0 accepted", "H1 accepted") else "no SPRT decision"
+        where = f" ({' '.join(rules)})" if len(rulesets(s)) > 1 else ""
+        print(f"generation {g}{where}: {decided} after {gate['games']} games "
+              f"(score {gate['score']:.3f}, Elo {gate['elo'] or 0:.1f} +/- {gate['elo_margin'] or 0:.1f})", flush=True)
+    print(f"generation {g}: {kept}", flush=True)
+
+
+def gates_passed(s, run, g, network, best, suffix, rules):
+    """Plays the generation's gates under one ruleset (each recorded as a
+    step, so a resumed run does not play it again); whether all accept H1."""
+    folder, steps, seed = run.folder, run.generation(g)["steps"], s["seed"] + g
+    if "gate" + suffix not in steps:
+        results = match(s, folder, f"g{g}-gate{suffix}", network, best, ["--nodes", s["gate_nodes"]],
+                        s["gate_games"], s["gate_sprt"], seed, rules)
+        steps["gate" + suffix] = verdict(results)
+        run.save()
+    if steps["gate" + suffix]["verdict"] != "H1 accepted":
+        return False
+    if not s["time_gate"]:
+        return True
+    if "time_gate" + suffix not in steps:
+        results = match(s, folder, f"g{g}-time{suffix}", network, best, ["--movetime", s["time_gate"]],
+                        s["gate_games"], "elo0=-10 elo1=0 alpha=0.05 beta=0.05", seed, rules)
+        steps["time_gate" + suffix] = verdict(results)
+        run.save()
+    return steps["time_gate" + suffix]["verdict"] == "H1 accepted"
 
 
 def settings_of(a):
     start = str(Path(a.start).resolve()) if a.start else str(builtin_network(a.game, a.rules.split()))
     return {
-        "game": a.game, "rules": a.rules.split(), "start": start, "games": a.games, "nodes": a.nodes,
+        "game": a.game, "rules": a.rules.split(), "also_rules": [r.split() for r in a.also_rules], "start": start, "games": a.games, "nodes": a.nodes,
         "openings": str(a.openings), "seed": a.seed, "window": a.window, "train": a.train,
         "from_best": a.from_best,
         "gate_games": str(a.gate_games), "gate_nodes": str(a.gate_nodes), "gate_sprt": a.gate_sprt,
@@ -280,23 +308,37 @@ def curve(a):
     # name the file they started from).
     start = resolved(folder, run.get("start_copy", s["start"]))
     start_is_main = Path(start).read_bytes() == Path(builtin).read_bytes()
-    rows = []
+    for suffix, rules in rulesets(s):
+        rows = curve_rows(a, s, run, start, builtin if not start_is_main else None, suffix, rules)
+        write_curve(folder, suffix, rows, " ".join([s["game"], *rules]))
+
+
+def curve_rows(a, s, run, start, builtin, suffix, rules):
+    """Each generation against the start and against main (`builtin`;
+    None where the start is main's network) under one ruleset."""
+    folder, rows = Path(a.dir), []
     for g in range(1, len(run["generations"]) + 1):
         network = folder / f"g{g}.nnue"
         if not network.exists():
             continue
         row = {"generation": g, "promoted": run["generations"][g - 1].get("promoted")}
         for label, other in (("start", start), ("main", builtin)):
-            if label == "main" and start_is_main:
+            if other is None:
                 row["main"] = row["start"]
                 continue
-            res = match(s, folder, f"g{g}-vs-{label}", network, other, ["--nodes", str(a.nodes)], str(a.games), "",
-                        str(s["seed"] + 1000 + g))
+            res = match(s, folder, f"g{g}-vs-{label}{suffix}", network, other, ["--nodes", str(a.nodes)],
+                        str(a.games), "", str(s["seed"] + 1000 + g), rules)
             # No Elo where one side won every game: the score says it.
             row[label] = (res.get("elo"), res.get("elo_margin"), res["games"], res["score"])
         rows.append(row)
-        print(f"generation {g}: against the start {shown(row['start'])}, against main {shown(row['main'])}", flush=True)
-    with open(folder / "curve.csv", "w") as f:
+        where = f" ({' '.join(rules)})" if suffix else ""
+        print(f"generation {g}{where}: against the start {shown(row['start'])}, against main {shown(row['main'])}",
+              flush=True)
+    return rows
+
+
+def write_curve(folder, suffix, rows, title):
+    with open(folder / f"curve{suffix}.csv", "w") as f:
         f.write("generation,promoted,elo_vs_start,margin_vs_start,score_vs_start,elo_vs_main,margin_vs_main,score_vs_main,games\n")
         for r in rows:
             cells = [f"{v:.1f}" if v is not None else "" for v in (r["start"][0], r["start"][1])]
@@ -304,7 +346,7 @@ def curve(a):
             cells += [f"{v:.1f}" if v is not None else "" for v in (r["main"][0], r["main"][1])]
             cells += [f"{r['main'][3]:.4f}"]
             f.write(f"{r['generation']},{int(bool(r['promoted']))}," + ",".join(cells) + f",{r['start'][2]}\n")
-    (folder / "curve.svg").write_text(svg(rows, " ".join([s["game"], *s["rules"]])))
+    (folder / f"curve{suffix}.svg").write_text(svg(rows, title))
 
 
 def shown(result):
@@ -356,6 +398,8 @@ def main():
     r.add_argument("dir")
     r.add_argument("--game", required=True)
     r.add_argument("--rules", default="")
+    r.add_argument("--also-rules", action="append", default=[], metavar="RULES",
+                   help="another ruleset the network serves (repeatable): its own self-play and gates")
     r.add_argument("--generations", type=int, default=3)
     r.add_argument("--start")
     r.add_argument("--games", type=int, default=2000)
