@@ -79,7 +79,8 @@ def builtin_network(game, rules):
     """The network the engine builds in for the game and ruleset."""
     if game == "kilkenny-cats":
         players = next((w.split("=")[1] for w in rules if w.startswith("players=")), "2")
-        return ROOT / "src/nnue/nets" / ("kilkenny-cats.nnue" if players == "2" else "kilkenny-cats-3-4.nnue")
+        name = {"2": "kilkenny-cats.nnue", "3": "kilkenny-cats-3.nnue"}.get(players, "kilkenny-cats-3-4.nnue")
+        return ROOT / "src/nnue/nets" / name
     if game not in BUILTIN:
         sys.exit(f"{game}: no built-in network to start from (give --start)")
     return ROOT / "src/nnue/nets" / BUILTIN[game]
@@ -303,12 +304,14 @@ def curve(a):
     run = json.loads((Path(a.dir) / "generations.json").read_text())
     s = dict(run["settings"], **tools_of(a))
     folder = Path(a.dir)
-    builtin = str(builtin_network(s["game"], s["rules"]))
     # The run's own copy of its start (runs made before the copy was kept
     # name the file they started from).
     start = resolved(folder, run.get("start_copy", s["start"]))
-    start_is_main = Path(start).read_bytes() == Path(builtin).read_bytes()
     for suffix, rules in rulesets(s):
+        # Main's network for this ruleset (a game may build in one per
+        # seat count).
+        builtin = str(builtin_network(s["game"], rules))
+        start_is_main = Path(start).read_bytes() == Path(builtin).read_bytes()
         rows = curve_rows(a, s, run, start, builtin if not start_is_main else None, suffix, rules)
         write_curve(folder, suffix, rows, " ".join([s["game"], *rules]))
 
