@@ -64,6 +64,8 @@ pub const SEARCH_CASES: &[BenchCase] = &[
     case("safari-dual", &[], Some("1g1el/1E1ge/2G1g/GE1E1/L4 a 17"), 10),
     BenchCase { moves: &["r3"], ..case("kilkenny-cats", &[], None, 3) },
     BenchCase { moves: &["r5", "e4e9", "r2"], ..case("kilkenny-cats", &["players=3"], None, 2) },
+    // Every built-in network is in the bench: four seats have their own.
+    BenchCase { moves: &["r4"], ..case("kilkenny-cats", &["players=4"], None, 2) },
 ];
 
 /// Positions and depths of `bench perft`.

@@ -3,7 +3,7 @@
 
 use assert_cmd::Command;
 
-const SIGNATURE: u64 = 1_022_581;
+const SIGNATURE: u64 = 1_025_894;
 
 #[test]
 fn bench_signature_is_unchanged() {
