@@ -254,7 +254,7 @@ def one_generation(s, run, g):
         if gate is None:
             continue
         decided = gate["verdict"] if gate["verdict"] in ("H0 accepted", "H1 accepted") else "no SPRT decision"
-        where = f" ({' '.join(rules)})" if len(rulesets(s)) > 1 else ""
+        where = f" ({' '.join(rules)})" if s["also_rules"] else ""
         print(f"generation {g}{where}: {decided} after {gate['games']} games "
               f"(score {gate['score']:.3f}, Elo {gate['elo'] or 0:.1f} +/- {gate['elo_margin'] or 0:.1f})", flush=True)
     print(f"generation {g}: {kept}", flush=True)
@@ -284,7 +284,8 @@ def gates_passed(s, run, g, network, best, suffix, rules):
 def settings_of(a):
     start = str(Path(a.start).resolve()) if a.start else str(builtin_network(a.game, a.rules.split()))
     return {
-        "game": a.game, "rules": a.rules.split(), "also_rules": [r.split() for r in a.also_rules], "start": start, "games": a.games, "nodes": a.nodes,
+        "game": a.game, "rules": a.rules.split(), "also_rules": [r.split() for r in a.also_rules], "start": start,
+        "games": a.games, "nodes": a.nodes,
         "openings": str(a.openings), "seed": a.seed, "window": a.window, "train": a.train,
         "from_best": a.from_best,
         "gate_games": str(a.gate_games), "gate_nodes": str(a.gate_nodes), "gate_sprt": a.gate_sprt,
