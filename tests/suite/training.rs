@@ -353,3 +353,131 @@ fn a_folder_in_use_by_another_generations_run_is_refused() {
     assert!(!error.contains("in use"), "{error}");
     assert!(error.contains("generations.json"), "{error}");
 }
+
+/// A run's folder as `generations.py` leaves it, made by hand: its
+/// start in g0/ and one kept generation (built-in networks stand in for
+/// trained ones), so that the measurements of a run need no trainer.
+fn finished_run(dir: &Path, rules: &str, also_rules: &[&str], start: &str, generation: &str) {
+    let _ = std::fs::remove_dir_all(dir);
+    std::fs::create_dir_all(dir.join("g0")).unwrap();
+    let nets = Path::new(env!("CARGO_MANIFEST_DIR")).join("src/nnue/nets");
+    std::fs::copy(nets.join(start), dir.join("g0").join(start)).unwrap();
+    std::fs::copy(nets.join(generation), dir.join("g1.nnue")).unwrap();
+    let state = serde_json::json!({
+        "settings": {"game": "kilkenny-cats", "rules": [rules], "also_rules": also_rules.iter().map(|r| [r]).collect::<Vec<_>>(),
+                     "start": nets.join(start), "referee_args": ""},
+        "start_copy": format!("g0/{start}"), "best": "g1.nnue", "best_generation": 1,
+        "generations": [{"generation": 1, "steps": {}, "promoted": true}],
+    });
+    std::fs::write(dir.join("generations.json"), state.to_string()).unwrap();
+}
+
+fn greedy_series(dir: &Path, targets: &[&str]) -> std::process::Output {
+    let mut command = Command::new("python3");
+    command
+        .arg(Path::new(env!("CARGO_MANIFEST_DIR")).join("tools/train/generations.py"))
+        .args(["greedy".as_ref(), dir.as_os_str()])
+        .args(["--games", "12", "--nodes", "50", "--concurrency", "1"])
+        .arg("--engine")
+        .arg(env!("CARGO_BIN_EXE_menagerie"))
+        .arg("--referee")
+        .arg(env!("CARGO_BIN_EXE_referee"));
+    for target in targets {
+        command.args(["--target", target]);
+    }
+    command.output().unwrap()
+}
+
+/// `greedy` plays every generation, the start included, alone against
+/// greedy players on the same sets, per ruleset, and draws the share of
+/// wins against its par and each ruleset's target; with two seats the
+/// share is the score, par one half. Needs only Python's standard library.
+#[test]
+fn the_greedy_series_measures_every_generation_alone_against_greedy_players() {
+    let dir = temp_path("training", "generations-greedy");
+    finished_run(
+        &dir,
+        "players=3",
+        &["players=4"],
+        "kilkenny-cats-3-4.nnue",
+        "kilkenny-cats-3.nnue",
+    );
+    // A target for each ruleset, or one for all: three for two are refused
+    // before a game is played.
+    let refused = greedy_series(&dir, &["0.5", "0.42", "0.4"]);
+    assert!(!refused.status.success());
+    assert!(
+        String::from_utf8_lossy(&refused.stderr).contains("one for each of the run's 2 rulesets")
+    );
+    assert!(!dir.join("g0-vs-greedy.txt").exists());
+    let out = greedy_series(&dir, &["0.5", "0.42"]);
+    let said = String::from_utf8_lossy(&out.stdout);
+    assert!(
+        out.status.success(),
+        "{said}{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    for (suffix, seats, par, target) in [("", 3, "0.3333", "0.50"), ("-r1", 4, "0.2500", "0.42")] {
+        let csv = std::fs::read_to_string(dir.join(format!("greedy{suffix}.csv"))).unwrap();
+        let rows: Vec<Vec<&str>> = csv
+            .lines()
+            .skip(1)
+            .map(|l| l.split(',').collect())
+            .collect();
+        assert_eq!(
+            rows.iter().map(|r| r[0]).collect::<Vec<_>>(),
+            ["0", "1"],
+            "{csv}"
+        );
+        for (g, row) in rows.iter().enumerate() {
+            assert_eq!((row[4], row[5]), (par, "12"), "{csv}");
+            // The share is what the record says: the games the network
+            // alone won, of all.
+            let record =
+                std::fs::read_to_string(dir.join(format!("g{g}-vs-greedy{suffix}.txt"))).unwrap();
+            assert_eq!(record.lines().count(), 12);
+            assert!(record
+                .lines()
+                .all(|l| l.contains(&format!("players={seats}")) && l.contains("seating=lone")));
+            let won = record
+                .lines()
+                .filter(|l| l.contains(&format!("winner=g{g}\t")))
+                .count();
+            let share: f64 = row[2].parse().unwrap();
+            assert!((share - won as f64 / 12.0).abs() < 1e-3, "{csv} {won}");
+        }
+        let picture = std::fs::read_to_string(dir.join(format!("greedy{suffix}.svg"))).unwrap();
+        assert!(
+            picture.contains(&format!("target {target}"))
+                && picture.contains(&format!("players={seats}")),
+            "{picture}"
+        );
+    }
+    // Played again, each match resumes from its whole record: no game more.
+    let again = greedy_series(&dir, &["0.5", "0.42"]);
+    assert!(again.status.success());
+    let record = std::fs::read_to_string(dir.join("g1-vs-greedy.txt")).unwrap();
+    assert_eq!(record.lines().count(), 12);
+
+    let two = temp_path("training", "generations-greedy-two");
+    finished_run(
+        &two,
+        "players=2",
+        &[],
+        "kilkenny-cats.nnue",
+        "kilkenny-cats.nnue",
+    );
+    let out = greedy_series(&two, &[]);
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let csv = std::fs::read_to_string(two.join("greedy.csv")).unwrap();
+    assert!(
+        csv.lines()
+            .skip(1)
+            .all(|l| l.split(',').nth(4) == Some("0.5000")),
+        "{csv}"
+    );
+}

@@ -10,6 +10,8 @@ which is kept only if it beats the best so far through the referee.
         [--time-gate MS] [--referee-args "ARGS"] [--concurrency C]
         [--slurm-shards N [--slurm-args "ARGS"]]
     tools/train/generations.py curve DIR [--games N] [--nodes N]
+    tools/train/generations.py greedy DIR [--games N] [--nodes N] [--openings P]
+        [--seed S] [--target SHARE ...]
 
 `run` makes generations 1 to K in DIR. Generation g:
   1. self-play: `menagerie selfplay GAME games=N nodes=N network=BEST`
@@ -57,6 +59,16 @@ are S + g, so the whole run is reproducible.
 start) and against the built-in network (main's), --games games at
 --nodes nodes, and writes DIR/curve.csv and DIR/curve.svg: Elo per
 generation with its 95% interval (DIR/curve-rI.* for each --also-rules).
+
+`greedy` plays each generation, 0 (the start) to the last, alone in one
+seat against greedy players (`Skill 1`) in the others (`--seating
+lone`), --games games at --nodes nodes (by default 600 at 20,000, from 2
+random plies, seed 221: the same sets for every generation), and writes
+DIR/greedy.csv and DIR/greedy.svg: the share of wins per generation with
+its 95% interval, the par and, with --target, the share aimed at (one
+for every ruleset, or one each in the order --rules, --also-rules;
+DIR/greedy-rI.* for each --also-rules; with two seats the share is the
+score against greedy, par 0.5).
 """
 import argparse
 import fcntl
@@ -179,15 +191,25 @@ def rulesets(s):
     return [("", s["rules"])] + [(f"-r{i}", rules) for i, rules in enumerate(s.get("also_rules", []), 1)]
 
 
-def match(s, folder, name, first, second, limit, games, sprt, seed, rules):
-    """A referee match of network `first` against `second` under
-    `rules`, resumable from its record; its JSON results."""
+def network_player(s, network, name):
+    """The referee's words for the engine playing with `network`."""
+    return ["--engine", s["engine"], f"name={name}", f"option.EvalFile={network}"]
+
+
+def duel(s, first, second):
+    """Network `first` against network `second` (the best so far, or a
+    network the curve measures against)."""
+    return network_player(s, first, Path(first).stem) + network_player(s, second, f"{Path(second).stem}-best")
+
+
+def match(s, folder, name, players, limit, games, sprt, seed, rules, extra=()):
+    """A referee match of `players` (the referee's words for the two
+    engines) under `rules`, resumable from its record; its JSON results."""
     record, results = folder / f"{name}.txt", folder / f"{name}.json"
-    args = [s["referee"], "--engine", s["engine"], f"name={Path(first).stem}", f"option.EvalFile={first}",
-            "--engine", s["engine"], f"name={Path(second).stem}-best", f"option.EvalFile={second}",
+    args = [s["referee"], *players,
             "--game", s["game"], *rules, *limit, "--games", games, "--seed", seed,
             "--random-openings", s["openings"], "--concurrency", s["concurrency"], "--quiet",
-            "--record", record, "--json", results, *shlex.split(s["referee_args"])]
+            "--record", record, "--json", results, *extra, *shlex.split(s["referee_args"])]
     if sprt:
         args += ["--sprt", *sprt.split()]
     if record.exists() and record.stat().st_size > 0:
@@ -265,7 +287,7 @@ def gates_passed(s, run, g, network, best, suffix, rules):
     step, so a resumed run does not play it again); whether all accept H1."""
     folder, steps, seed = run.folder, run.generation(g)["steps"], s["seed"] + g
     if "gate" + suffix not in steps:
-        results = match(s, folder, f"g{g}-gate{suffix}", network, best, ["--nodes", s["gate_nodes"]],
+        results = match(s, folder, f"g{g}-gate{suffix}", duel(s, network, best), ["--nodes", s["gate_nodes"]],
                         s["gate_games"], s["gate_sprt"], seed, rules)
         steps["gate" + suffix] = verdict(results)
         run.save()
@@ -274,7 +296,7 @@ def gates_passed(s, run, g, network, best, suffix, rules):
     if not s["time_gate"]:
         return True
     if "time_gate" + suffix not in steps:
-        results = match(s, folder, f"g{g}-time{suffix}", network, best, ["--movetime", s["time_gate"]],
+        results = match(s, folder, f"g{g}-time{suffix}", duel(s, network, best), ["--movetime", s["time_gate"]],
                         s["gate_games"], "elo0=-10 elo1=0 alpha=0.05 beta=0.05", seed, rules)
         steps["time_gate" + suffix] = verdict(results)
         run.save()
@@ -330,7 +352,7 @@ def curve_rows(a, s, run, start, builtin, suffix, rules):
             if other is None:
                 row["main"] = row["start"]
                 continue
-            res = match(s, folder, f"g{g}-vs-{label}{suffix}", network, other, ["--nodes", str(a.nodes)],
+            res = match(s, folder, f"g{g}-vs-{label}{suffix}", duel(s, network, other), ["--nodes", str(a.nodes)],
                         str(a.games), "", str(s["seed"] + 1000 + g), rules)
             # No Elo where one side won every game: the score says it.
             row[label] = (res.get("elo"), res.get("elo_margin"), res["games"], res["score"])
@@ -395,6 +417,97 @@ def svg(rows, title):
     return "\n".join(parts) + "\n"
 
 
+def greedy(a):
+    """Each generation, from 0 (the start) to the last, alone in one seat
+    against greedy players (the engine at `Skill 1`) in every other seat:
+    the share of games it wins, its par and 95% interval, per ruleset.
+    Every generation plays the same sets (one seed), side by side."""
+    run = json.loads((Path(a.dir) / "generations.json").read_text())
+    s = dict(run["settings"], **tools_of(a), openings=str(a.openings))
+    folder = Path(a.dir)
+    start = resolved(folder, run.get("start_copy", s["start"]))
+    networks = [(0, start, True)] + [(record["generation"], folder / f"g{record['generation']}.nnue",
+                                      record.get("promoted")) for record in run["generations"]]
+    greedy_player = ["--engine", s["engine"], "name=greedy", "option.Skill=1"]
+    # One target for every ruleset, or one each in their order.
+    targets = a.target if len(a.target) > 1 else a.target * len(rulesets(s)) or [None] * len(rulesets(s))
+    if len(targets) != len(rulesets(s)):
+        sys.exit(f"--target: give one share, or one for each of the run's {len(rulesets(s))} rulesets")
+    for (suffix, rules), target in zip(rulesets(s), targets):
+        rows = []
+        for g, network, promoted in networks:
+            if not Path(network).exists():
+                continue
+            results = match(s, folder, f"g{g}-vs-greedy{suffix}", network_player(s, network, f"g{g}") + greedy_player,
+                            ["--nodes", str(a.nodes)], str(a.games), "", str(a.seed), rules, ["--seating", "lone"])
+            share, margin, par = alone_share(results)
+            rows.append({"generation": g, "promoted": bool(promoted), "share": share, "margin": margin, "par": par,
+                         "games": results["games"]})
+            where = f" ({' '.join(rules)})" if suffix else ""
+            print(f"generation {g}{where}: share {share:.3f} +/- {margin:.3f} alone against greedy players "
+                  f"(par {par:.3f}, {results['games']} games)", flush=True)
+        with open(folder / f"greedy{suffix}.csv", "w") as f:
+            f.write("generation,promoted,share,margin,par,games\n")
+            for r in rows:
+                f.write(f"{r['generation']},{int(r['promoted'])},{r['share']:.4f},{r['margin']:.4f},"
+                        f"{r['par']:.4f},{r['games']}\n")
+        title = " ".join([s["game"], *rules]) + f", {a.nodes} nodes a move"
+        (folder / f"greedy{suffix}.svg").write_text(share_svg(rows, title, target))
+
+
+def alone_share(results):
+    """The share of wins of the engine alone, its 95% interval and its
+    par, from the referee's results. With two seats there is no lone
+    block (one against one is what a set is): the share is the score, its
+    interval the normal one of the games' scores."""
+    lone = results.get("lone")
+    if lone is not None:
+        return lone["share"], lone["share_margin"], lone["par"]
+    games, wins, draws, losses = results["games"], results["wins"], results["draws"], results["losses"]
+    mean = (wins + draws / 2) / games
+    variance = (wins * (1 - mean) ** 2 + draws * (0.5 - mean) ** 2 + losses * mean ** 2) / games
+    return mean, 1.96 * (variance / games) ** 0.5, 0.5
+
+
+def share_svg(rows, title, target):
+    """The share of wins per generation with 95% intervals as bars, the
+    par (grey) and, if given, the target (green), both dashed."""
+    width, height, pad = 520, 300, 44
+    marks = [r["par"] for r in rows] + ([target] if target is not None else [])
+    low = max(0.0, min([r["share"] - r["margin"] for r in rows] + marks) - 0.02)
+    high = min(1.0, max([r["share"] + r["margin"] for r in rows] + marks) + 0.02)
+    last = max([1] + [r["generation"] for r in rows])
+
+    def x(g):
+        return pad + (width - 2 * pad) * g / last
+
+    def y(share):
+        return height - pad - (height - 2 * pad) * (share - low) / (high - low)
+
+    parts = [f'<svg xmlns="http://www.w3.org/2000/svg" width="{width}" height="{height}" font-family="sans-serif" font-size="11">',
+             f'<text x="{pad}" y="16">{title}: share of wins alone against greedy players</text>',
+             f'<text x="{pad}" y="30">95% intervals; hollow: a generation not kept</text>',
+             f'<text x="4" y="{y(high) + 4:.1f}">{high:.2f}</text><text x="4" y="{y(low) + 4:.1f}">{low:.2f}</text>']
+    for value, colour, label in [(rows[0]["par"] if rows else None, "#999", "par"), (target, "#2e8b57", "target")]:
+        if value is None:
+            continue
+        parts.append(f'<line x1="{pad}" y1="{y(value):.1f}" x2="{width - pad}" y2="{y(value):.1f}" stroke="{colour}" '
+                     f'stroke-dasharray="4 3"/><text x="{pad + 4}" y="{y(value) - 3:.1f}" fill="{colour}">'
+                     f'{label} {value:.2f}</text>')
+    line = " ".join(f"{x(r['generation']):.1f},{y(r['share']):.1f}" for r in rows)
+    parts.append(f'<polyline points="{line}" fill="none" stroke="#1f5fbf" stroke-width="1.5"/>')
+    for r in rows:
+        # A generation that was not kept is drawn hollow.
+        fill = "#1f5fbf" if r["promoted"] else "white"
+        parts.append(f'<line x1="{x(r["generation"]):.1f}" y1="{y(max(low, r["share"] - r["margin"])):.1f}" '
+                     f'x2="{x(r["generation"]):.1f}" y2="{y(min(high, r["share"] + r["margin"])):.1f}" stroke="#1f5fbf"/>'
+                     f'<circle cx="{x(r["generation"]):.1f}" cy="{y(r["share"]):.1f}" r="3" fill="{fill}" stroke="#1f5fbf"/>')
+    for g in range(0, last + 1):
+        parts.append(f'<text x="{x(g) - 3:.1f}" y="{height - pad + 16}">{g}</text>')
+    parts.append("</svg>")
+    return "\n".join(parts) + "\n"
+
+
 def main():
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     sub = parser.add_subparsers(dest="command", required=True)
@@ -424,7 +537,15 @@ def main():
     c.add_argument("dir")
     c.add_argument("--games", type=int, default=400)
     c.add_argument("--nodes", type=int, default=2000)
-    for p in (r, c):
+    gr = sub.add_parser("greedy")
+    gr.add_argument("dir")
+    gr.add_argument("--games", type=int, default=600)
+    gr.add_argument("--nodes", type=int, default=20000)
+    gr.add_argument("--openings", type=int, default=2)
+    gr.add_argument("--seed", type=int, default=221)
+    gr.add_argument("--target", type=float, action="append", default=[],
+                    help="the share aimed at: once for every ruleset, or once for each in order")
+    for p in (r, c, gr):
         p.add_argument("--concurrency", type=int, default=2)
         p.add_argument("--engine", default=str(ROOT / "target/release/menagerie"))
         p.add_argument("--referee", default=str(ROOT / "target/release/referee"))
@@ -433,6 +554,9 @@ def main():
     held = hold_folder(a.dir)  # noqa: F841 (kept open until the process ends)
     if a.command == "curve":
         curve(a)
+        return
+    if a.command == "greedy":
+        greedy(a)
         return
     settings = settings_of(a)
     run = Run(a.dir, settings)
