@@ -474,6 +474,14 @@ fn the_greedy_series_measures_every_generation_alone_against_greedy_players() {
         String::from_utf8_lossy(&out.stderr)
     );
     let csv = std::fs::read_to_string(two.join("greedy.csv")).unwrap();
+    // A run's folder without its networks says so, and draws nothing.
+    std::fs::remove_dir_all(two.join("g0")).unwrap();
+    std::fs::remove_file(two.join("g1.nnue")).unwrap();
+    std::fs::remove_file(two.join("greedy.svg")).unwrap();
+    let bare = greedy_series(&two, &[]);
+    assert!(!bare.status.success());
+    assert!(String::from_utf8_lossy(&bare.stderr).contains("none of the run's networks is there"));
+    assert!(!two.join("greedy.svg").exists());
     assert!(
         csv.lines()
             .skip(1)

@@ -446,6 +446,8 @@ def greedy(a):
             where = f" ({' '.join(rules)})" if suffix else ""
             print(f"generation {g}{where}: share {share:.3f} +/- {margin:.3f} alone against greedy players "
                   f"(par {par:.3f}, {results['games']} games)", flush=True)
+        if not rows:
+            sys.exit(f"{folder}: none of the run's networks is there (g0/ and gG.nnue)")
         with open(folder / f"greedy{suffix}.csv", "w") as f:
             f.write("generation,promoted,share,margin,par,games\n")
             for r in rows:
