@@ -150,8 +150,12 @@ async function analysis(page) {
     `the analysis searches at full strength and gives the chosen strength back: ${sent.filter((l) => /Skill/.test(l)).join(', ')}`);
   await page.selectOption('#strength', '20');
   await page.waitForFunction(() => !window.menagerie.state.busy, null, { timeout: HANG });
-  const r = await page.locator('#graph svg').boundingBox();
-  await page.mouse.click(r.x + 6, r.y + r.height / 2);
+  // A click through the locator: it scrolls the graph into view first.
+  // The page's height follows the game's moves (a capture's line wraps),
+  // and a click at raw page coordinates below the window hits nothing.
+  const graph = page.locator('#graph svg');
+  const r = await graph.boundingBox();
+  await graph.click({ position: { x: 6, y: r.height / 2 } });
   check((await board(page, 'shown')) === (await board(page, 'start')), 'a click at the graph\'s left edge shows the start');
   await shot(page, 'analysis-graph');
 
