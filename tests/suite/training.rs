@@ -453,9 +453,18 @@ fn the_greedy_series_measures_every_generation_alone_against_greedy_players() {
             "{picture}"
         );
     }
-    // Played again, each match resumes from its whole record: no game more.
+    // Played again, each match resumes from its whole record: no game
+    // more, the record not even rewritten.
+    let written = |name: &str| {
+        std::fs::metadata(dir.join(name))
+            .unwrap()
+            .modified()
+            .unwrap()
+    };
+    let before = written("g1-vs-greedy.txt");
     let again = greedy_series(&dir, &["0.5", "0.42"]);
     assert!(again.status.success());
+    assert_eq!(written("g1-vs-greedy.txt"), before);
     let record = std::fs::read_to_string(dir.join("g1-vs-greedy.txt")).unwrap();
     assert_eq!(record.lines().count(), 12);
 
@@ -474,6 +483,12 @@ fn the_greedy_series_measures_every_generation_alone_against_greedy_players() {
         String::from_utf8_lossy(&out.stderr)
     );
     let csv = std::fs::read_to_string(two.join("greedy.csv")).unwrap();
+    assert!(
+        csv.lines()
+            .skip(1)
+            .all(|l| l.split(',').nth(4) == Some("0.5000")),
+        "{csv}"
+    );
     // A run's folder without its networks says so, and draws nothing.
     std::fs::remove_dir_all(two.join("g0")).unwrap();
     std::fs::remove_file(two.join("g1.nnue")).unwrap();
@@ -482,10 +497,4 @@ fn the_greedy_series_measures_every_generation_alone_against_greedy_players() {
     assert!(!bare.status.success());
     assert!(String::from_utf8_lossy(&bare.stderr).contains("none of the run's networks is there"));
     assert!(!two.join("greedy.svg").exists());
-    assert!(
-        csv.lines()
-            .skip(1)
-            .all(|l| l.split(',').nth(4) == Some("0.5000")),
-        "{csv}"
-    );
 }

@@ -323,13 +323,20 @@ def tools_of(a):
             "referee": str(Path(a.referee).resolve()), "python": a.python}
 
 
-def curve(a):
+def finished_run(a, **overrides):
+    """A run's state, its settings with this call's tools (and
+    `overrides`), its folder and its start, for the commands that
+    measure a run."""
     run = json.loads((Path(a.dir) / "generations.json").read_text())
-    s = dict(run["settings"], **tools_of(a))
+    s = dict(run["settings"], **tools_of(a), **overrides)
     folder = Path(a.dir)
     # The run's own copy of its start (runs made before the copy was kept
     # name the file they started from).
-    start = resolved(folder, run.get("start_copy", s["start"]))
+    return run, s, folder, resolved(folder, run.get("start_copy", s["start"]))
+
+
+def curve(a):
+    run, s, folder, start = finished_run(a)
     for suffix, rules in rulesets(s):
         # Main's network for this ruleset (a game may build in one per
         # seat count).
@@ -422,18 +429,16 @@ def greedy(a):
     against greedy players (the engine at `Skill 1`) in every other seat:
     the share of games it wins, its par and 95% interval, per ruleset.
     Every generation plays the same sets (one seed), side by side."""
-    run = json.loads((Path(a.dir) / "generations.json").read_text())
-    s = dict(run["settings"], **tools_of(a), openings=str(a.openings))
-    folder = Path(a.dir)
-    start = resolved(folder, run.get("start_copy", s["start"]))
+    run, s, folder, start = finished_run(a, openings=str(a.openings))
     networks = [(0, start, True)] + [(record["generation"], folder / f"g{record['generation']}.nnue",
                                       record.get("promoted")) for record in run["generations"]]
     greedy_player = ["--engine", s["engine"], "name=greedy", "option.Skill=1"]
     # One target for every ruleset, or one each in their order.
-    targets = a.target if len(a.target) > 1 else a.target * len(rulesets(s)) or [None] * len(rulesets(s))
-    if len(targets) != len(rulesets(s)):
-        sys.exit(f"--target: give one share, or one for each of the run's {len(rulesets(s))} rulesets")
-    for (suffix, rules), target in zip(rulesets(s), targets):
+    sets = rulesets(s)
+    targets = a.target if len(a.target) > 1 else (a.target or [None]) * len(sets)
+    if len(targets) != len(sets):
+        sys.exit(f"--target: give one share, or one for each of the run's {len(sets)} rulesets")
+    for (suffix, rules), target in zip(sets, targets):
         rows = []
         for g, network, promoted in networks:
             if not Path(network).exists():
