@@ -379,3 +379,22 @@ fn a_flood_of_hash_settings_touches_no_table_memory() {
     assert!(touched < 4096, "{touched} pages touched");
     assert!(engine.rest_after_quit().is_empty());
 }
+
+#[test]
+fn a_new_game_keeps_the_tables_pages_so_its_search_touches_no_new_memory() {
+    // A game's search fills most of the 16 MiB table (4,096 pages). The
+    // next game's table is cleared in place: had `newgame` handed the
+    // pages back to the system, its search would fault each of them in
+    // again, on the clock. Counted in page faults, not time.
+    let mut engine = Engine::start();
+    let game = "newgame safari-dual\ngo nodes 300000\n";
+    engine.send(game);
+    engine.until(|l| l.starts_with("bestmove "));
+    let before = engine.minor_faults();
+    engine.send(game);
+    engine.until(|l| l.starts_with("bestmove "));
+    let touched = engine.minor_faults() - before;
+    eprintln!("{touched} pages touched by the second game's search");
+    assert!(touched < 1024, "{touched} pages touched");
+    assert!(engine.rest_after_quit().is_empty());
+}
