@@ -14,7 +14,7 @@
 
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::Arc;
-use std::time::Instant;
+use std::time::{Duration, Instant};
 
 use crate::session::{choose_network, EngineSession, Entry};
 use menagerie_nnue::Network;
@@ -133,16 +133,27 @@ fn evaluation_name(net: Option<&Network>) -> String {
     })
 }
 
-/// Total nodes of `bench search`, the signature, and the milliseconds.
+/// The one table of a bench run, its pages in place before anything is
+/// timed. Each search gets it cleared, as a game gets it at `newgame`; a
+/// fresh table per search would time the system handing over its pages.
+fn bench_table(stop: &Arc<AtomicBool>) -> Shared {
+    let shared = Shared::try_with_stop(16, Arc::clone(stop)).expect("16 MiB for bench");
+    shared.tt.touch_all();
+    shared
+}
+
+/// Total nodes of `bench search`, the signature, and the milliseconds
+/// its searches took.
 pub fn search_signature(stop: &Arc<AtomicBool>, mut out: Option<Sink>) -> (u64, u128) {
     let mut total = 0;
-    let start = Instant::now();
+    let mut searching = Duration::ZERO;
+    let shared = bench_table(stop);
     for case in SEARCH_CASES {
         if stop.load(Ordering::Relaxed) {
             break;
         }
         let session = session_for(case);
-        let shared = Shared::try_with_stop(16, Arc::clone(stop)).expect("16 MiB for bench");
+        shared.tt.clear();
         // One thread and no solved tables: the signature measures the
         // searches themselves and never depends on timing.
         let network = choose_network(session.as_ref(), None);
@@ -152,7 +163,9 @@ pub fn search_signature(stop: &Arc<AtomicBool>, mut out: Option<Sink>) -> (u64, 
             network: network.clone(),
             ..Settings::default()
         };
+        let start = Instant::now();
         let result = session.search(&Limits::depth(case.depth), &shared, &settings, &mut Silent);
+        searching += start.elapsed();
         total += result.nodes;
         if let Some(out) = out.as_deref_mut() {
             out(measured(
@@ -167,7 +180,7 @@ pub fn search_signature(stop: &Arc<AtomicBool>, mut out: Option<Sink>) -> (u64, 
             ));
         }
     }
-    (total, start.elapsed().as_millis())
+    (total, searching.as_millis())
 }
 
 /// Stockfish's closing lines, which bench tools read; when stopped, a
@@ -291,6 +304,7 @@ pub type Networks = std::collections::HashMap<&'static str, Arc<Network>>;
 /// head cut off (the same values), so its cost is a ratio of one run.
 fn eval_bench(networks: &Networks, stop: &Arc<AtomicBool>, out: Sink) {
     let mut totals = [(0u64, 0u64); 3];
+    let shared = bench_table(stop);
     for case in SEARCH_CASES {
         let session = session_for(case);
         let loaded = networks.get(session.game_id());
@@ -308,7 +322,7 @@ fn eval_bench(networks: &Networks, stop: &Arc<AtomicBool>, out: Sink) {
                     out(stopped());
                     return;
                 }
-                let shared = Shared::try_with_stop(16, Arc::clone(stop)).expect("16 MiB for bench");
+                shared.tt.clear();
                 let settings = Settings {
                     threads: 1,
                     exact: false,
@@ -385,6 +399,7 @@ fn speeds(sums: [(u64, u64); 3], network: &Network) -> Vec<(&'static str, String
 /// that both see the same machine load.
 fn threads_bench(threads: u32, stop: &Arc<AtomicBool>, out: Sink) {
     let mut totals = [(0u64, 0u64); 2];
+    let shared = bench_table(stop);
     let mut seen = Vec::new();
     for case in SEARCH_CASES {
         if seen.contains(&case.game) {
@@ -398,7 +413,7 @@ fn threads_bench(threads: u32, stop: &Arc<AtomicBool>, out: Sink) {
                 out(stopped());
                 return;
             }
-            let shared = Shared::try_with_stop(16, Arc::clone(stop)).expect("16 MiB for bench");
+            shared.tt.clear();
             let settings = Settings {
                 threads: count as usize,
                 exact: false,
